@@ -1,0 +1,140 @@
+// The only reader of settings: environment variables, overridden by CLI flags of the same name
+// (`BLOG_PORT` ↔ `--blog-port`). A bad value stops start-up with one line naming the setting.
+import { z } from 'zod'
+import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './slug.js'
+
+export type StoreLocation =
+  | { dialect: 'sqlite', filename: string }
+  | { dialect: 'postgres', url: string }
+  | { dialect: 'mysql', url: string }
+
+/** The validated, frozen settings of one process. */
+export interface Config {
+  readonly store: StoreLocation
+  /** True when DATABASE_URL was not given: only then may start-up create and seed the file. */
+  readonly storeIsDefault: boolean
+  /** The upstream post API's base URL; undefined in combined mode until the upstream listens. */
+  readonly apiUrl: URL | undefined
+  readonly host: string
+  readonly blogPort: number
+  readonly postsPort: number
+  /** The front's whole budget for one upstream call, after which it answers 504. */
+  readonly upstreamTimeoutMs: number
+  readonly logLevel: string
+  readonly slugPattern: RegExp
+}
+
+export const DEFAULT_DATABASE_FILE = './data/blog.db'
+
+export class ConfigError extends Error {
+  constructor (readonly setting: string, message: string) {
+    super(`invalid ${setting}: ${message}`)
+    this.name = 'ConfigError'
+  }
+}
+
+const port = z.coerce.number({ error: 'expected a port number' })
+  .int('expected a whole port number').min(0, 'expected a port from 0 to 65535').max(65535, 'expected a port from 0 to 65535')
+
+/** Every setting: its environment variable, default and meaning. The README table follows this. */
+export const SETTINGS = {
+  DATABASE_URL: { default: DEFAULT_DATABASE_FILE, help: 'store: a SQLite file path or sqlite: URL, postgres://, mysql:// or mariadb://' },
+  API_URL: { default: undefined, help: 'base URL of the upstream post API (front); combined mode uses its own upstream' },
+  HOST: { default: '127.0.0.1', help: 'interface both tiers listen on' },
+  BLOG_PORT: { default: '3000', help: 'front API port' },
+  POSTS_PORT: { default: '3001', help: 'upstream post API port' },
+  UPSTREAM_TIMEOUT_MS: { default: '10000', help: "front's whole budget for one upstream call (then 504)" },
+  LOG_LEVEL: { default: 'info', help: 'pino level: fatal, error, warn, info, debug, trace or silent' },
+  SLUG_PATTERN: { default: DEFAULT_SLUG_PATTERN.source, help: `regular expression a slug must match (anchored; at most ${SLUG_MAX_LENGTH} characters)` }
+} as const satisfies Record<string, { default: string | undefined, help: string }>
+
+export type SettingName = keyof typeof SETTINGS
+
+/** `BLOG_PORT` → `blog-port`. */
+export function flagName (setting: SettingName): string {
+  return setting.toLowerCase().replaceAll('_', '-')
+}
+
+export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<SettingName, string>> = {}): Config {
+  const raw = (name: SettingName): string | undefined => {
+    const value = flags[name] ?? env[name]
+    return value === undefined || value === '' ? undefined : value
+  }
+  const read = <T>(name: SettingName, schema: z.ZodType<T>): T => {
+    const result = schema.safeParse(raw(name) ?? SETTINGS[name].default)
+    if (!result.success) throw new ConfigError(name, result.error.issues[0]?.message ?? 'invalid value')
+    return result.data
+  }
+
+  const databaseUrl = raw('DATABASE_URL')
+  const apiUrl = raw('API_URL')
+  return Object.freeze({
+    store: parseStoreLocation(databaseUrl ?? DEFAULT_DATABASE_FILE),
+    storeIsDefault: databaseUrl === undefined,
+    apiUrl: apiUrl === undefined ? undefined : parseApiUrl(apiUrl),
+    host: read('HOST', z.string().min(1)),
+    blogPort: read('BLOG_PORT', port),
+    postsPort: read('POSTS_PORT', port),
+    upstreamTimeoutMs: read('UPSTREAM_TIMEOUT_MS', z.coerce.number({ error: 'expected milliseconds' })
+      .int('expected whole milliseconds').min(1, 'expected at least 1 ms').max(600_000, 'expected at most 600000 ms')),
+    logLevel: read('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      { error: 'expected fatal, error, warn, info, debug, trace or silent' })),
+    slugPattern: read('SLUG_PATTERN', z.string().transform((source, ctx) => {
+      if (source === DEFAULT_SLUG_PATTERN.source) return DEFAULT_SLUG_PATTERN
+      try {
+        return new RegExp(source)
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'expected a valid regular expression' })
+        return z.NEVER
+      }
+    }))
+  })
+}
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i
+
+/** A file path or `sqlite:` URL, `postgres(ql)://`, `mysql://` or `mariadb://`. */
+export function parseStoreLocation (value: string): StoreLocation {
+  const scheme = SCHEME.exec(value)?.[1]?.toLowerCase()
+  if (scheme === undefined) return { dialect: 'sqlite', filename: value }
+  switch (scheme) {
+    case 'sqlite': {
+      // sqlite:relative/path, sqlite:///absolute/path, sqlite::memory:
+      const rest = value.slice('sqlite:'.length)
+      const filename = rest.startsWith('//') ? decodeURIComponent(new URL(value).pathname) : rest
+      if (filename === '') throw new ConfigError('DATABASE_URL', 'the sqlite: URL names no file')
+      return { dialect: 'sqlite', filename }
+    }
+    case 'postgres':
+    case 'postgresql':
+      checkUrl(value)
+      return { dialect: 'postgres', url: value }
+    case 'mysql':
+    case 'mariadb':
+      checkUrl(value)
+      return { dialect: 'mysql', url: value.replace(SCHEME, 'mysql:') }
+    default:
+      throw new ConfigError('DATABASE_URL', `unknown store scheme "${scheme}:" (use a file path, sqlite:, postgres://, mysql:// or mariadb://)`)
+  }
+}
+
+function checkUrl (value: string): void {
+  if (!URL.canParse(value)) throw new ConfigError('DATABASE_URL', 'not a valid URL')
+}
+
+function parseApiUrl (value: string): URL {
+  if (!URL.canParse(value)) throw new ConfigError('API_URL', `"${value}" is not a URL`)
+  const url = new URL(value)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('API_URL', 'expected an http:// or https:// URL')
+  if (url.search !== '' || url.hash !== '') throw new ConfigError('API_URL', 'expected a base URL without query or fragment')
+  if (url.username !== '' || url.password !== '') throw new ConfigError('API_URL', 'credentials in the URL are not supported')
+  return url
+}
+
+/** A store URL safe to print: the password replaced. */
+export function describeStore (store: StoreLocation): string {
+  if (store.dialect === 'sqlite') return `sqlite:${store.filename}`
+  const url = new URL(store.url)
+  if (url.password !== '') url.password = '***'
+  return url.href
+}

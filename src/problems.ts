@@ -1,0 +1,64 @@
+// Every error either tier can answer, as RFC 9457 problem documents.
+// One table, so the README, the error handler and the tests share the same stable `type`s.
+
+export const PROBLEM_TYPE_BASE = 'urn:blog-read-api:problem:'
+
+export const PROBLEMS = {
+  'bad-request': { status: 400, title: 'Bad request' },
+  'invalid-slug': { status: 400, title: 'Invalid slug' },
+  'not-found': { status: 404, title: 'Not found' },
+  'post-not-found': { status: 404, title: 'Post not found' },
+  'no-posts': { status: 404, title: 'No posts' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'body-not-allowed': { status: 413, title: 'Request body not allowed' },
+  'headers-too-large': { status: 431, title: 'Request header fields too large' },
+  internal: { status: 500, title: 'Internal server error' },
+  'upstream-unreachable': { status: 502, title: 'Upstream unreachable' },
+  'upstream-bad-response': { status: 502, title: 'Bad upstream response' },
+  'upstream-unavailable': { status: 503, title: 'Upstream unavailable' },
+  'store-unavailable': { status: 503, title: 'Store unavailable' },
+  overloaded: { status: 503, title: 'Service overloaded' },
+  'upstream-timeout': { status: 504, title: 'Upstream timed out' }
+} as const satisfies Record<string, { status: number, title: string }>
+
+export type ProblemKind = keyof typeof PROBLEMS
+
+export interface ProblemDocument {
+  type: string
+  title: string
+  status: number
+  detail: string
+}
+
+/** A failure with a known kind; the apps' error handler turns it into a problem document. */
+export class ProblemError extends Error {
+  readonly kind: ProblemKind
+  readonly status: number
+  /** Seconds or an HTTP date, sent as `Retry-After` (503 answers). */
+  readonly retryAfter: number | string | undefined
+
+  constructor (kind: ProblemKind, detail: string, options: { cause?: unknown, retryAfter?: number | string } = {}) {
+    super(detail, { cause: options.cause })
+    this.name = 'ProblemError'
+    this.kind = kind
+    this.status = PROBLEMS[kind].status
+    this.retryAfter = options.retryAfter
+  }
+}
+
+export function problemDocument (kind: ProblemKind, detail: string): ProblemDocument {
+  const { status, title } = PROBLEMS[kind]
+  return { type: PROBLEM_TYPE_BASE + kind, title, status, detail }
+}
+
+/** The problem kind for a framework error that carries only an HTTP status (Fastify's FST_ERR_*). */
+export function problemKindForStatus (status: number): ProblemKind {
+  switch (status) {
+    case 404: return 'not-found'
+    case 405: return 'method-not-allowed'
+    case 413: return 'body-not-allowed'
+    case 431: return 'headers-too-large'
+    case 503: return 'overloaded'
+    default: return status >= 400 && status < 500 ? 'bad-request' : 'internal'
+  }
+}

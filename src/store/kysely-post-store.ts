@@ -1,0 +1,90 @@
+// The PostStore every dialect shares: Kysely builds the two reads; a DialectSpec supplies what
+// differs (introspection, collation-proof ordering, DDL, timestamp binding).
+import type { Kysely, RawBuilder } from 'kysely'
+import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'
+import { SAMPLE_POSTS } from './sample-posts.js'
+import { StoreSchemaError, StoreUnavailableError, type ColumnInfo, type Dialect, type Post, type PostStore } from './store.js'
+
+/** The only table we read; its other columns are whatever the operator's table has. */
+export interface Tables {
+  posts: { slug: string, [column: string]: unknown }
+}
+
+export interface DialectSpec {
+  readonly dialect: Dialect
+  /** Columns of `posts` in table order; empty when there is no such table. */
+  describeColumns (db: Kysely<Tables>): Promise<ColumnInfo[]>
+  /** `published_at` newest first, NULLs (unpublished) last, on every store. */
+  readonly newestFirst: RawBuilder<unknown>
+  /** Slug order by bytes, whatever the column's collation. */
+  readonly slugOrder: RawBuilder<unknown>
+  createDefaultTable (db: Kysely<Tables>): Promise<void>
+  /** How this store's default table takes a timestamp parameter. */
+  timestampParameter (date: Date): unknown
+}
+
+export class KyselyPostStore implements PostStore {
+  readonly dialect: Dialect
+  readonly #db: Kysely<Tables>
+  readonly #spec: DialectSpec
+  #normalise: RowNormaliser = createRowNormaliser([])
+  #hasPublishedAt = false
+
+  constructor (db: Kysely<Tables>, spec: DialectSpec) {
+    this.#db = db
+    this.#spec = spec
+    this.dialect = spec.dialect
+  }
+
+  async checkSchema (): Promise<void> {
+    const columns = await this.#read(() => this.#spec.describeColumns(this.#db))
+    if (columns.length === 0) throw new StoreSchemaError('the database has no `posts` table (run `blog-read-api migrate` to create the default one)')
+    if (!columns.some((c) => c.name === 'slug')) throw new StoreSchemaError('the `posts` table has no `slug` column')
+    this.#normalise = createRowNormaliser(columns)
+    this.#hasPublishedAt = columns.some((c) => c.name === 'published_at')
+  }
+
+  async listPosts (): Promise<Post[]> {
+    let query = this.#db.selectFrom('posts').selectAll()
+    if (this.#hasPublishedAt) query = query.orderBy(this.#spec.newestFirst)
+    const rows = await this.#read(() => query.orderBy(this.#spec.slugOrder).execute())
+    return rows.map(this.#normalise)
+  }
+
+  async findPostBySlug (slug: string): Promise<Post | undefined> {
+    const rows = await this.#read(() => this.#db.selectFrom('posts').selectAll().where('slug', '=', slug).execute())
+    // Collations may match more loosely than SPEC allows (MySQL *_ci ignores case and accents,
+    // PAD SPACE ignores trailing spaces): the index finds candidates, this keeps the exact one.
+    const row = rows.find((r) => r.slug === slug)
+    return row === undefined ? undefined : this.#normalise(row)
+  }
+
+  async migrate (): Promise<void> {
+    await this.#spec.createDefaultTable(this.#db)
+  }
+
+  async seed (): Promise<number> {
+    const existing = new Set((await this.#db.selectFrom('posts').select('slug').execute()).map((r) => r.slug))
+    const missing = SAMPLE_POSTS.filter((p) => !existing.has(p.slug))
+    if (missing.length === 0) return 0
+    await this.#db.insertInto('posts').values(missing.map((p) => ({
+      ...p,
+      tags: JSON.stringify(p.tags),
+      published_at: this.#spec.timestampParameter(p.published_at),
+      updated_at: this.#spec.timestampParameter(p.updated_at)
+    }))).execute()
+    return missing.length
+  }
+
+  async close (): Promise<void> {
+    await this.#db.destroy()
+  }
+
+  async #read<T> (read: () => Promise<T>): Promise<T> {
+    try {
+      return await read()
+    } catch (err) {
+      throw new StoreUnavailableError(`the ${this.dialect} store failed to answer`, { cause: err })
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// SQLite through better-sqlite3: the embedded default.
+import Database from 'better-sqlite3'
+import { Kysely, SqliteDialect, sql } from 'kysely'
+import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
+import type { ColumnInfo, ColumnKind } from './store.js'
+
+/** How long a read waits for a writer's lock before failing (then 503). */
+const BUSY_TIMEOUT_MS = 2000
+
+/** SQLite has no JSON or boolean types: a column's declared type says how to read it. */
+function columnKind (declaredType: string): ColumnKind {
+  const type = declaredType.toUpperCase()
+  if (type.includes('JSON')) return 'json'
+  if (type === 'BOOLEAN' || type === 'BOOL') return 'boolean'
+  return 'value'
+}
+
+const sqliteSpec: DialectSpec = {
+  dialect: 'sqlite',
+  async describeColumns (db) {
+    const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
+    return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type) }))
+  },
+  // SQLite sorts NULL lowest, so DESC already puts unpublished posts last.
+  newestFirst: sql`published_at DESC`,
+  slugOrder: sql`slug COLLATE BINARY`,
+  async createDefaultTable (db) {
+    await sql`CREATE TABLE IF NOT EXISTS posts (
+      id INTEGER PRIMARY KEY,
+      slug TEXT NOT NULL UNIQUE,
+      title TEXT NOT NULL,
+      summary TEXT,
+      content TEXT NOT NULL DEFAULT '',
+      author TEXT,
+      tags JSON NOT NULL DEFAULT '[]',
+      published_at TEXT,
+      updated_at TEXT
+    )`.execute(db)
+    await sql`CREATE INDEX IF NOT EXISTS posts_newest_first ON posts (published_at DESC, slug)`.execute(db)
+  },
+  // SQLite text timestamps are served as stored, so store them as ISO 8601 UTC.
+  timestampParameter: (date) => date.toISOString()
+}
+
+/**
+ * Opens a SQLite file. Read-only unless `writable` (migrate, seed, or the fresh default file):
+ * a database the user points to is never written to by serving.
+ */
+export function openSqliteStore (filename: string, { writable }: { writable: boolean }): KyselyPostStore {
+  const database = new Database(filename, { readonly: !writable, fileMustExist: !writable, timeout: BUSY_TIMEOUT_MS })
+  // Integers come as BigInt so that values beyond 2^53 survive (then served as strings).
+  database.defaultSafeIntegers(true)
+  // WAL lets an editor commit while we read; only set on files we may write.
+  if (writable && filename !== ':memory:') database.pragma('journal_mode = WAL')
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database }) }), sqliteSpec)
+}

@@ -1,0 +1,51 @@
+// The store boundary: what the upstream post API needs from a database, whatever its dialect.
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/** One row of `posts`, every column a property, values normalised (SPEC "Posts and stores"). */
+export type Post = { slug: string } & Record<string, JsonValue>
+
+export type Dialect = 'sqlite' | 'postgres' | 'mysql'
+
+/** How the normaliser must read a column the driver hands over as text or numbers. */
+export type ColumnKind = 'json' | 'boolean' | 'value'
+
+export interface ColumnInfo {
+  name: string
+  kind: ColumnKind
+}
+
+/**
+ * Reads posts. Every read sees the store's current committed state.
+ * Failures of the store itself (unreachable, timed out, table gone) reject with
+ * StoreUnavailableError, which the API answers as 503 + Retry-After.
+ */
+export interface PostStore {
+  readonly dialect: Dialect
+  /** Every post, newest first by `published_at` when that column exists, then by slug (bytewise). */
+  listPosts (): Promise<Post[]>
+  /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count). */
+  findPostBySlug (slug: string): Promise<Post | undefined>
+  /** Creates the default `posts` table when absent. Only the `migrate` command and a fresh default database call it. */
+  migrate (): Promise<void>
+  /** Inserts the sample posts that are not there yet; returns how many were inserted. */
+  seed (): Promise<number>
+  /** Rejects with StoreSchemaError when `posts` or its `slug` column is missing. */
+  checkSchema (): Promise<void>
+  close (): Promise<void>
+}
+
+export class StoreUnavailableError extends Error {
+  constructor (message: string, options: { cause?: unknown } = {}) {
+    super(message, options)
+    this.name = 'StoreUnavailableError'
+  }
+}
+
+/** The database is reachable but is not a blog database: reported at start-up. */
+export class StoreSchemaError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'StoreSchemaError'
+  }
+}
