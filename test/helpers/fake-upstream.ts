@@ -1,0 +1,54 @@
+// A stand-in for the upstream post API on loopback, whose behaviour each test chooses,
+// and which counts and records every request that reaches it.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+
+export type UpstreamBehaviour = (req: IncomingMessage, res: ServerResponse) => void
+
+export interface FakeUpstream {
+  url: URL
+  /** Paths requested, in order. */
+  requests: IncomingMessage[]
+  behave: (behaviour: UpstreamBehaviour) => void
+  close: () => Promise<void>
+}
+
+export async function startFakeUpstream (behaviour: UpstreamBehaviour = (_req, res) => json(res, 200, [])): Promise<FakeUpstream> {
+  let current = behaviour
+  const requests: IncomingMessage[] = []
+  const sockets = new Set<Socket>()
+  const server = createServer((req, res) => {
+    requests.push(req)
+    current(req, res)
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: new URL(`http://127.0.0.1:${port}`),
+    requests,
+    behave: (next) => { current = next },
+    close: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
+
+export function json (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers })
+  res.end(text)
+}
+
+/** A port on which nothing listens (connection refused). */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
