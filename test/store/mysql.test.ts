@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { mysqlServer } from '../helpers/databases.js'
+import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
+import { describeStoreContract } from './store-contract.js'
+
+describeStoreContract('MySQL/MariaDB', mysqlServer, {
+  normalisationTable: [
+    // Default (case- and accent-insensitive) collation on purpose: the exact match must still hold.
+    `CREATE TABLE posts (id BIGINT UNSIGNED PRIMARY KEY, slug VARCHAR(200) NOT NULL UNIQUE, title VARCHAR(100),
+      published_at DATETIME(3), edited_at TIMESTAMP NULL, day DATE, is_draft BOOLEAN, meta JSON, note TEXT,
+      views BIGINT, score DECIMAL(5,2), rating DOUBLE, cover BLOB) CHARACTER SET utf8mb4`,
+    `INSERT INTO posts VALUES (9007199254740993, 'first-post', 'First', '2024-01-02 03:04:05.678',
+      '2024-01-02 03:04:05', '2024-01-02', TRUE, '{"a":[1,2],"b":null}', NULL, 42, 12.50, 1.5, X'DEADBEEF')`,
+    "INSERT INTO posts (id, slug, is_draft) VALUES (2, 'second-post', FALSE)"
+  ],
+  expectedFirstPost: {
+    id: '9007199254740993',
+    slug: 'first-post',
+    title: 'First',
+    published_at: '2024-01-02T03:04:05.678Z', // DATETIME has no zone: read as UTC
+    edited_at: '2024-01-02T03:04:05.000Z',
+    day: '2024-01-02',
+    is_draft: true,
+    meta: { a: [1, 2], b: null },
+    note: null,
+    views: 42,
+    score: '12.50',
+    rating: 1.5
+  },
+  timestamp: (iso) => `'${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')}'`
+})
+
+describe('MySQL/MariaDB store loss', { skip: mysqlServer.skip }, () => {
+  test('killed connections give 503 or a reconnection, never 500, then recovery without restart', async () => {
+    const db = await mysqlServer.create()
+    const tiers = await startOverOneFreshPost(db)
+    try {
+      assert.deepEqual(await answersDuringLoss(tiers, 1), [200, 200])
+      const sessions = await db.admin(`SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = '${db.name}' AND INFO IS NULL`) as Array<{ id: number }>
+      // The editor's session is among them: killing it too is harmless, it is not used again.
+      for (const { id } of sessions) await db.admin(`KILL ${id}`).catch(() => {})
+      await answersDuringLoss(tiers, 5)
+      await recovers(tiers)
+    } finally {
+      await tiers.close()
+      await db.drop().catch(() => {})
+    }
+  })
+})

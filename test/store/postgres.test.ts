@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { postgresServer } from '../helpers/databases.js'
+import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
+import { describeStoreContract } from './store-contract.js'
+
+describeStoreContract('PostgreSQL', postgresServer, {
+  normalisationTable: [
+    `CREATE TABLE posts (id bigint PRIMARY KEY, slug text NOT NULL UNIQUE, title text,
+      published_at timestamp(3), edited_at timestamptz, day date, is_draft boolean, meta jsonb, raw_meta json,
+      note text, views bigint, score numeric(5,2), rating real, cover bytea, labels text[])`,
+    `INSERT INTO posts VALUES (9007199254740993, 'first-post', 'First', '2024-01-02 03:04:05.678',
+      '2024-01-02 05:04:05+02', '2024-01-02', true, '{"a":[1,2],"b":null}', '[1,"x"]', NULL, 42, 12.50, 1.5,
+      '\\xdeadbeef', '{x,y}')`,
+    "INSERT INTO posts (id, slug, is_draft) VALUES (2, 'second-post', false)"
+  ],
+  expectedFirstPost: {
+    id: '9007199254740993',
+    slug: 'first-post',
+    title: 'First',
+    published_at: '2024-01-02T03:04:05.678Z', // timestamp without zone, read as UTC
+    edited_at: '2024-01-02T03:04:05.000Z',
+    day: '2024-01-02',
+    is_draft: true,
+    meta: { a: [1, 2], b: null },
+    raw_meta: [1, 'x'],
+    note: null,
+    views: 42,
+    score: '12.50',
+    rating: 1.5,
+    labels: ['x', 'y']
+  },
+  timestamp: (iso) => `'${iso}'`
+})
+
+describe('PostgreSQL store loss', { skip: postgresServer.skip }, () => {
+  test('terminated connections and a database refusing connections give 503, then recovery without restart', async () => {
+    const db = await postgresServer.create()
+    const tiers = await startOverOneFreshPost(db)
+    const terminate = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db.name}' AND application_name = 'blog-read-api'`
+    try {
+      assert.deepEqual(await answersDuringLoss(tiers, 1), [200, 200])
+      assert.ok((await db.admin(terminate)).length > 0, 'the service had connections to terminate')
+      await answersDuringLoss(tiers, 5) // each 200 (reconnected) or 503, never 500
+
+      await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`)
+      await db.admin(terminate)
+      const statuses = await answersDuringLoss(tiers, 3)
+      assert.deepEqual(statuses, [503, 503, 503, 503, 503, 503])
+
+      await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`)
+      await recovers(tiers)
+    } finally {
+      await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`)
+      await tiers.close()
+      await db.drop()
+    }
+  })
+})

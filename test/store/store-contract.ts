@@ -1,0 +1,176 @@
+// One suite, run against every store: value normalisation, order, exact slug match, schema
+// checks, and freshness of both tiers after committed writes. Real servers, real HTTP.
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, describe, test } from 'node:test'
+import { openStore } from '../../src/store/open-store.js'
+import { StoreSchemaError, type PostStore } from '../../src/store/store.js'
+import type { TestDatabase, TestServer } from '../helpers/databases.js'
+import { get } from '../helpers/http.js'
+import { assertProblem } from '../helpers/problem.js'
+import { startTiers, type Tiers } from '../helpers/tiers.js'
+
+export interface StoreFixture {
+  /** A `posts` table with timestamp, boolean, JSON, NULL, big-integer and binary columns, and its rows. */
+  normalisationTable: string[]
+  /** What the upstream must serve for slug `first-post` of that table. */
+  expectedFirstPost: Record<string, unknown>
+  /** SQL literal of a timestamp in this store's default table (`published_at`). */
+  timestamp: (iso: string) => string
+}
+
+export function describeStoreContract (name: string, server: TestServer, fixture: StoreFixture): void {
+  describe(`${name} store contract`, { skip: server.skip }, () => {
+    let db: TestDatabase
+
+    before(async () => { db = await server.create() })
+    after(async () => { await db?.drop() })
+    beforeEach(async () => { await db.exec('DROP TABLE IF EXISTS posts') })
+
+    async function migratedStore (): Promise<PostStore> {
+      const writer = await openStore(db.location, { writable: true })
+      await writer.migrate()
+      await writer.close()
+      return await servingStore()
+    }
+
+    async function servingStore (): Promise<PostStore> {
+      const store = await openStore(db.location)
+      await store.checkSchema()
+      return store
+    }
+
+    async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
+      const tiers = await startTiers(store)
+      try {
+        await run(tiers)
+      } finally {
+        await tiers.close()
+      }
+    }
+
+    const insert = (slug: string, publishedAt: string | null, title = slug): string =>
+      `INSERT INTO posts (slug, title, content, published_at) VALUES ('${slug}', '${title}', '# ${title}', ${publishedAt === null ? 'NULL' : fixture.timestamp(publishedAt)})`
+
+    test('values are normalised the same way on every store, through both tiers', async () => {
+      for (const statement of fixture.normalisationTable) await db.exec(statement)
+      await withTiers(await servingStore(), async ({ posts, front }) => {
+        const direct = await get(posts.url, '/api/post/first-post')
+        assert.equal(direct.status, 200)
+        assert.deepEqual(direct.json(), fixture.expectedFirstPost)
+        const relayed = await get(front.url, '/api/blog/first-post')
+        assert.deepEqual(relayed.json(), fixture.expectedFirstPost)
+        const list = (await get(front.url, '/api/blog')).json() as Array<Record<string, unknown>>
+        assert.deepEqual(list.find((p) => p.slug === 'first-post'), fixture.expectedFirstPost)
+      })
+    })
+
+    test('the list is newest first, unpublished last, ties and the rest by slug bytes', async () => {
+      const store = await migratedStore()
+      for (const [slug, at] of [['alpha', '2024-03-01T00:00:00Z'], ['draft-b', null], ['oldest', '2024-01-01T00:00:00Z'],
+        ['a1', '2024-03-01T00:00:00Z'], ['Zed', '2024-03-01T00:00:00Z'], ['newest', '2024-05-01T00:00:00Z'],
+        ['a-b', '2024-03-01T00:00:00Z'], ['draft-a', null]] as const) {
+        await db.exec(insert(slug, at))
+      }
+      await withTiers(store, async ({ front }) => {
+        const slugs = ((await get(front.url, '/api/blog')).json() as Array<{ slug: string }>).map((p) => p.slug)
+        assert.deepEqual(slugs, ['newest', 'Zed', 'a-b', 'a1', 'alpha', 'oldest', 'draft-a', 'draft-b'])
+      })
+    })
+
+    test('a table without published_at is ordered by slug bytes', async () => {
+      await db.exec('CREATE TABLE posts (slug VARCHAR(50) NOT NULL PRIMARY KEY, title VARCHAR(50))')
+      await db.exec("INSERT INTO posts (slug, title) VALUES ('b', 'B'), ('Z', 'Z'), ('a', 'A')")
+      await withTiers(await servingStore(), async ({ posts }) => {
+        assert.deepEqual((await get(posts.url, '/api/posts')).json(), [{ slug: 'Z', title: 'Z' }, { slug: 'a', title: 'A' }, { slug: 'b', title: 'B' }])
+      })
+    })
+
+    test('the slug match is exact: case, accents and trailing spaces count', async () => {
+      const store = await migratedStore()
+      await db.exec(insert('first-post', '2024-01-01T00:00:00Z'))
+      await db.exec(insert('cafe', '2024-01-01T00:00:00Z'))
+      await withTiers(store, async ({ posts, front }) => {
+        assert.equal((await get(posts.url, '/api/post/first-post')).status, 200)
+        for (const slug of ['First-Post', 'FIRST-POST', 'first-post%20', 'caf%C3%A9', 'CAFE', 'first-pos']) {
+          assertProblem(await get(posts.url, `/api/post/${slug}`), 'post-not-found')
+        }
+        assertProblem(await get(front.url, '/api/blog/first-pos'), 'post-not-found')
+      })
+    })
+
+    test('SQL-looking slugs find nothing and never fail', async () => {
+      const store = await migratedStore()
+      await db.exec(insert('first-post', '2024-01-01T00:00:00Z'))
+      await withTiers(store, async ({ posts }) => {
+        for (const slug of ["' OR '1'='1", "first-post' --", 'first-post" OR 1=1', '%', '_', 'first%', "'; DROP TABLE posts; --", '\\', 'first-post\\']) {
+          assertProblem(await get(posts.url, `/api/post/${encodeURIComponent(slug)}`), 'post-not-found')
+        }
+        assert.equal((await get(posts.url, '/api/posts')).status, 200)
+      })
+    })
+
+    test('a committed insert, update and delete is visible in the next response of both tiers', async () => {
+      const store = await migratedStore()
+      await withTiers(store, async ({ posts, front }) => {
+        assertProblem(await get(front.url, '/api/blog'), 'no-posts')
+        assert.deepEqual((await get(posts.url, '/api/posts')).json(), [])
+
+        await db.exec(insert('fresh-post', '2024-02-02T00:00:00Z', 'Fresh'))
+        assert.deepEqual(((await get(front.url, '/api/blog')).json() as Array<{ slug: string }>).map((p) => p.slug), ['fresh-post'])
+        assert.equal(((await get(front.url, '/api/blog/fresh-post')).json() as { title: string }).title, 'Fresh')
+
+        await db.exec("UPDATE posts SET title = 'Updated' WHERE slug = 'fresh-post'")
+        assert.equal(((await get(front.url, '/api/blog/fresh-post')).json() as { title: string }).title, 'Updated')
+        assert.equal(((await get(posts.url, '/api/posts')).json() as Array<{ title: string }>)[0]?.title, 'Updated')
+
+        await db.exec("DELETE FROM posts WHERE slug = 'fresh-post'")
+        assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
+        assertProblem(await get(front.url, '/api/blog'), 'no-posts')
+      })
+    })
+
+    test('migrate is idempotent and seed inserts the sample posts once', async () => {
+      const writer = await openStore(db.location, { writable: true })
+      try {
+        await writer.migrate()
+        await writer.migrate()
+        await writer.checkSchema()
+        assert.equal(await writer.seed(), 3)
+        assert.equal(await writer.seed(), 0)
+        const posts = await writer.listPosts()
+        assert.deepEqual(posts.map((p) => p.slug), ['slugs-and-stores', 'two-tiers', 'hello-world'])
+        assert.deepEqual(posts[2]?.tags, ['intro'])
+        assert.equal(posts[2]?.published_at, '2026-01-05T09:00:00.000Z')
+      } finally {
+        await writer.close()
+      }
+    })
+
+    test('a database without a posts table, or a posts table without slug, is refused', async () => {
+      const missing = await openStore(db.location)
+      await assert.rejects(missing.checkSchema(), (err) => err instanceof StoreSchemaError && /no `posts` table/.test(err.message))
+      await missing.close()
+      await db.exec('CREATE TABLE posts (id INTEGER, title VARCHAR(20))')
+      const noSlug = await openStore(db.location)
+      await assert.rejects(noSlug.checkSchema(), (err) => err instanceof StoreSchemaError && /no `slug` column/.test(err.message))
+      await noSlug.close()
+    })
+
+    test('a table that disappears is a 503 with Retry-After, and comes back without a restart', async () => {
+      const store = await migratedStore()
+      await db.exec(insert('first-post', '2024-01-01T00:00:00Z'))
+      await withTiers(store, async ({ posts, front }) => {
+        assert.equal((await get(front.url, '/api/blog/first-post')).status, 200)
+        await db.exec('ALTER TABLE posts RENAME TO posts_away')
+        const down = await get(posts.url, '/api/post/first-post')
+        assertProblem(down, 'store-unavailable')
+        assert.match(String(down.headers['retry-after']), /^[1-5]$/)
+        const relayed = await get(front.url, '/api/blog')
+        assertProblem(relayed, 'upstream-unavailable')
+        assert.match(String(relayed.headers['retry-after']), /^[1-5]$/)
+        await db.exec('ALTER TABLE posts_away RENAME TO posts')
+        assert.equal((await get(front.url, '/api/blog/first-post')).status, 200)
+      })
+    })
+  })
+}

@@ -1,0 +1,46 @@
+// Losing the store's connections under a running service: answers are 503 with Retry-After
+// (never 500, never a hang), and the service recovers by itself once the store is back.
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { openStore } from '../../src/store/open-store.js'
+import type { TestDatabase } from '../helpers/databases.js'
+import { get } from '../helpers/http.js'
+import { assertProblem } from '../helpers/problem.js'
+import { startTiers, type Tiers } from '../helpers/tiers.js'
+
+export async function startOverOneFreshPost (db: TestDatabase): Promise<Tiers> {
+  const writer = await openStore(db.location, { writable: true })
+  await writer.migrate()
+  await writer.close()
+  await db.exec("INSERT INTO posts (slug, title, content) VALUES ('first-post', 'First', '')")
+  const store = await openStore(db.location)
+  await store.checkSchema()
+  return await startTiers(store)
+}
+
+/** Every answer is 200 or the mapped 503 problem with Retry-After; returns the statuses. */
+export async function answersDuringLoss (tiers: Tiers, requests: number): Promise<number[]> {
+  const statuses: number[] = []
+  for (let i = 0; i < requests; i++) {
+    const direct = await get(tiers.posts.url, '/api/post/first-post')
+    const relayed = await get(tiers.front.url, '/api/blog/first-post')
+    for (const [response, kind] of [[direct, 'store-unavailable'], [relayed, 'upstream-unavailable']] as const) {
+      statuses.push(response.status)
+      if (response.status !== 200) {
+        assertProblem(response, kind)
+        assert.match(String(response.headers['retry-after']), /^[1-5]$/)
+      }
+    }
+  }
+  return statuses
+}
+
+export async function recovers (tiers: Tiers, withinMs = 5000): Promise<void> {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const response = await get(tiers.front.url, '/api/blog/first-post')
+    if (response.status === 200) return
+    assert.ok(Date.now() < deadline, `still ${response.status} ${withinMs} ms after the store came back`)
+    await sleep(100)
+  }
+}
