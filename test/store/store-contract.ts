@@ -148,11 +148,11 @@ export function describeStoreContract (name: string, server: TestServer, fixture
 
     test('a database without a posts table, or a posts table without slug, is refused', async () => {
       const missing = await openStore(db.location)
-      await assert.rejects(missing.checkSchema(), (err) => err instanceof StoreSchemaError && /no `posts` table/.test(err.message))
+      await assert.rejects(missing.checkSchema(), (err: unknown) => err instanceof StoreSchemaError && /no `posts` table/.test(err.message))
       await missing.close()
       await db.exec('CREATE TABLE posts (id INTEGER, title VARCHAR(20))')
       const noSlug = await openStore(db.location)
-      await assert.rejects(noSlug.checkSchema(), (err) => err instanceof StoreSchemaError && /no `slug` column/.test(err.message))
+      await assert.rejects(noSlug.checkSchema(), (err: unknown) => err instanceof StoreSchemaError && /no `slug` column/.test(err.message))
       await noSlug.close()
     })
 
