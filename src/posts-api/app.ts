@@ -1,21 +1,31 @@
-// The upstream post API: the two reads of SPEC part A over a PostStore.
-import type { FastifyInstance, FastifyReply } from 'fastify'
+// The upstream post API: the two reads of SPEC part A over a PostStore, with strong ETags,
+// 304s and compression, bodies built once per store change, large lists streamed.
+import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { buildHttpApp } from '../http-base.js'
+import { buildHttpApp, sendProblem } from '../http-base.js'
 import { ProblemError } from '../problems.js'
+import { ifNoneMatchHolds, JSON_CONTENT_TYPE, sendRepresentation } from '../representation.js'
 import { isLookupableSlug } from '../slug.js'
 import { StoreUnavailableError, type PostStore } from '../store/store.js'
+import { createPostBodies } from './post-bodies.js'
 
 export interface PostsAppOptions {
   store: PostStore
   logger: Logger
+  /** `Cache-Control` of successful answers. */
+  cacheControl?: string
+  /** Lists above this many bytes are streamed rather than built whole. */
+  listBufferLimit?: number
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store, logger }: PostsAppOptions): FastifyInstance {
+export const DEFAULT_CACHE_CONTROL = 'no-cache'
+
+export function buildPostsApp ({ store, logger, cacheControl = DEFAULT_CACHE_CONTROL, listBufferLimit }: PostsAppOptions): FastifyInstance {
   const app = buildHttpApp({ logger, routes: ['/api/posts', '/api/post/:slug'] })
+  const bodies = createPostBodies(store, listBufferLimit)
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
@@ -33,18 +43,27 @@ export function buildPostsApp ({ store, logger }: PostsAppOptions): FastifyInsta
     }
   }
 
-  const sendJson = (reply: FastifyReply, value: unknown): FastifyReply =>
-    reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(value))
-
-  app.get('/api/posts', async (_request, reply) => sendJson(reply, await read(() => store.listPosts())))
+  app.get('/api/posts', async (request, reply) => {
+    const list = await read(() => bodies.list())
+    if (list.kind === 'whole') return await sendRepresentation(request, reply, list.representation, cacheControl)
+    reply.header('cache-control', cacheControl)
+    if (list.etag !== undefined) {
+      reply.header('etag', list.etag)
+      if (ifNoneMatchHolds(request.headers['if-none-match'], list.etag)) return reply.code(304).send()
+    }
+    // A store failure after this point can only cut the response short (the socket is
+    // destroyed, so the client sees an incomplete body, never a complete-looking one).
+    const stream = await read(() => bodies.streamList())
+    return reply.header('content-type', JSON_CONTENT_TYPE).send(stream)
+  })
 
   app.get<{ Params: { slug: string } }>('/api/post/:slug', async (request, reply) => {
     const { slug } = request.params
     // Not the front's pattern: this tier serves whatever slugs the table holds.
-    if (!isLookupableSlug(slug)) throw new ProblemError('invalid-slug', 'A slug is 1 to 200 characters without control characters.')
-    const post = await read(() => store.findPostBySlug(slug))
-    if (post === undefined) throw new ProblemError('post-not-found', 'No post has this slug.')
-    return sendJson(reply, post)
+    if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', 'A slug is 1 to 200 characters without control characters.')
+    const post = await read(() => bodies.post(slug))
+    if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+    return await sendRepresentation(request, reply, post, cacheControl)
   })
   return app
 }

@@ -1,6 +1,6 @@
 // The PostStore every dialect shares: Kysely builds the two reads; a DialectSpec supplies what
 // differs (introspection, collation-proof ordering, DDL, timestamp binding).
-import type { Kysely, RawBuilder } from 'kysely'
+import type { CompiledQuery, Kysely, RawBuilder } from 'kysely'
 import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
 import { StoreSchemaError, StoreUnavailableError, type ColumnInfo, type Dialect, type Post, type PostStore } from './store.js'
@@ -18,10 +18,20 @@ export interface DialectSpec {
   readonly newestFirst: RawBuilder<unknown>
   /** Slug order by bytes, whatever the column's collation. */
   readonly slugOrder: RawBuilder<unknown>
+  /** Creates the default table, and the change tracking `readChangeToken` relies on where the store needs it. */
   createDefaultTable (db: Kysely<Tables>): Promise<void>
+  /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
+  detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
+  /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */
+  readChangeToken (db: Kysely<Tables>): Promise<string | undefined>
+  /** Rows of `query` from a cursor; SQLite uses a connection of its own, so other reads go on meanwhile. */
+  streamRows? (query: CompiledQuery): AsyncIterable<Record<string, unknown>>
   /** How this store's default table takes a timestamp parameter. */
   timestampParameter (date: Date): unknown
 }
+
+/** Rows fetched per cursor round trip when streaming a list. */
+const STREAM_BATCH_ROWS = 500
 
 export class KyselyPostStore implements PostStore {
   readonly dialect: Dialect
@@ -29,6 +39,7 @@ export class KyselyPostStore implements PostStore {
   readonly #spec: DialectSpec
   #normalise: RowNormaliser = createRowNormaliser([])
   #hasPublishedAt = false
+  #tracksChanges = false
 
   constructor (db: Kysely<Tables>, spec: DialectSpec) {
     this.#db = db
@@ -42,13 +53,37 @@ export class KyselyPostStore implements PostStore {
     if (!columns.some((c) => c.name === 'slug')) throw new StoreSchemaError('the `posts` table has no `slug` column')
     this.#normalise = createRowNormaliser(columns)
     this.#hasPublishedAt = columns.some((c) => c.name === 'published_at')
+    this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
+  }
+
+  /** Whether readChangeToken can answer (for the start-up log). */
+  get tracksChanges (): boolean {
+    return this.#tracksChanges
+  }
+
+  #listQuery () {
+    const query = this.#db.selectFrom('posts').selectAll()
+    return (this.#hasPublishedAt ? query.orderBy(this.#spec.newestFirst) : query).orderBy(this.#spec.slugOrder)
   }
 
   async listPosts (): Promise<Post[]> {
-    let query = this.#db.selectFrom('posts').selectAll()
-    if (this.#hasPublishedAt) query = query.orderBy(this.#spec.newestFirst)
-    const rows = await this.#read(() => query.orderBy(this.#spec.slugOrder).execute())
+    const rows = await this.#read(() => this.#listQuery().execute())
     return rows.map(this.#normalise)
+  }
+
+  async * streamPosts (): AsyncIterable<Post> {
+    const query = this.#listQuery()
+    const rows = this.#spec.streamRows?.(query.compile()) ?? query.stream(STREAM_BATCH_ROWS)
+    try {
+      for await (const row of rows) yield this.#normalise(row)
+    } catch (err) {
+      throw new StoreUnavailableError(`the ${this.dialect} store failed while streaming`, { cause: err })
+    }
+  }
+
+  async readChangeToken (): Promise<string | undefined> {
+    if (!this.#tracksChanges) return undefined
+    return await this.#read(() => this.#spec.readChangeToken(this.#db))
   }
 
   async findPostBySlug (slug: string): Promise<Post | undefined> {

@@ -46,7 +46,11 @@ const mysqlSpec: DialectSpec = {
       INDEX posts_newest_first (published_at DESC, slug)
     ) CHARACTER SET utf8mb4`.execute(db)
   },
-  timestampParameter: (date) => date
+  timestampParameter: (date) => date,
+  // No change detector: MySQL's TRUNCATE bypasses triggers, so a trigger-kept counter could
+  // miss a change. Every answer is read afresh (ETags and 304s still work, from the bytes).
+  detectChangeTracking: async () => false,
+  readChangeToken: async () => undefined
 }
 
 export interface MysqlPoolLimits {

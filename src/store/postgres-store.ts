@@ -56,8 +56,47 @@ const postgresSpec: DialectSpec = {
       updated_at timestamptz
     )`.execute(db)
     await sql`CREATE INDEX IF NOT EXISTS posts_newest_first ON posts (published_at DESC NULLS LAST, slug COLLATE "C")`.execute(db)
+    await installChangeTracking(db)
+  },
+  async detectChangeTracking (db) {
+    const { rows } = await sql<{ ok: boolean }>`SELECT to_regclass('blog_read_api_changes') IS NOT NULL AS ok`.execute(db)
+    return rows[0]?.ok === true
+  },
+  async readChangeToken (db) {
+    // One round trip: the counter, the table's identity (a dropped and recreated or renamed-away
+    // table must not match an old token), and whether the trigger still fires.
+    const { rows: [row] } = await sql<{ version: string, rel: string | null, tracked: boolean }>`
+      SELECT c.version::text AS version, to_regclass('posts')::oid::text AS rel,
+        EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass('posts')
+          AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
+      FROM blog_read_api_changes c`.execute(db)
+    if (row?.rel == null) throw new Error('the posts table is missing')
+    return row.tracked ? `${row.rel}.${row.version}` : undefined
   },
   timestampParameter: (date) => date
+}
+
+/**
+ * A one-row counter that a statement-level trigger bumps inside every transaction that writes
+ * `posts` (INSERT, UPDATE, DELETE, TRUNCATE): it becomes visible exactly when the rows do.
+ * Installed by `migrate`, also on an existing operator table.
+ */
+async function installChangeTracking (db: Kysely<Tables>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`CREATE TABLE IF NOT EXISTS blog_read_api_changes (
+      id boolean PRIMARY KEY DEFAULT true CHECK (id),
+      version bigint NOT NULL DEFAULT 0
+    )`.execute(trx)
+    await sql`INSERT INTO blog_read_api_changes (id, version) VALUES (true, 0) ON CONFLICT (id) DO NOTHING`.execute(trx)
+    await sql`CREATE OR REPLACE FUNCTION blog_read_api_posts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE blog_read_api_changes SET version = version + 1;
+        RETURN NULL;
+      END $$`.execute(trx)
+    await sql`DROP TRIGGER IF EXISTS blog_read_api_posts_changed ON posts`.execute(trx)
+    await sql`CREATE TRIGGER blog_read_api_posts_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON posts
+      FOR EACH STATEMENT EXECUTE FUNCTION blog_read_api_posts_changed()`.execute(trx)
+  })
 }
 
 export interface PostgresPoolLimits {

@@ -15,31 +15,49 @@ function columnKind (declaredType: string): ColumnKind {
   return 'value'
 }
 
-const sqliteSpec: DialectSpec = {
-  dialect: 'sqlite',
-  async describeColumns (db) {
-    const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
-    return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type) }))
-  },
-  // SQLite sorts NULL lowest, so DESC already puts unpublished posts last.
-  newestFirst: sql`published_at DESC`,
-  slugOrder: sql`slug COLLATE BINARY`,
-  async createDefaultTable (db) {
-    await sql`CREATE TABLE IF NOT EXISTS posts (
-      id INTEGER PRIMARY KEY,
-      slug TEXT NOT NULL UNIQUE,
-      title TEXT NOT NULL,
-      summary TEXT,
-      content TEXT NOT NULL DEFAULT '',
-      author TEXT,
-      tags JSON NOT NULL DEFAULT '[]',
-      published_at TEXT,
-      updated_at TEXT
-    )`.execute(db)
-    await sql`CREATE INDEX IF NOT EXISTS posts_newest_first ON posts (published_at DESC, slug)`.execute(db)
-  },
-  // SQLite text timestamps are served as stored, so store them as ISO 8601 UTC.
-  timestampParameter: (date) => date.toISOString()
+function createSqliteSpec (database: Database.Database, filename: string): DialectSpec {
+  // PRAGMA data_version changes whenever another connection commits (any table, and schema
+  // changes too): an exact and nearly free change detector, prepared once.
+  const dataVersion = database.prepare('PRAGMA data_version').pluck()
+  return {
+    dialect: 'sqlite',
+    async describeColumns (db) {
+      const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
+      return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type) }))
+    },
+    // SQLite sorts NULL lowest, so DESC already puts unpublished posts last.
+    newestFirst: sql`published_at DESC`,
+    slugOrder: sql`slug COLLATE BINARY`,
+    async createDefaultTable (db) {
+      await sql`CREATE TABLE IF NOT EXISTS posts (
+        id INTEGER PRIMARY KEY,
+        slug TEXT NOT NULL UNIQUE,
+        title TEXT NOT NULL,
+        summary TEXT,
+        content TEXT NOT NULL DEFAULT '',
+        author TEXT,
+        tags JSON NOT NULL DEFAULT '[]',
+        published_at TEXT,
+        updated_at TEXT
+      )`.execute(db)
+      await sql`CREATE INDEX IF NOT EXISTS posts_newest_first ON posts (published_at DESC, slug)`.execute(db)
+    },
+    // SQLite text timestamps are served as stored, so store them as ISO 8601 UTC.
+    timestampParameter: (date) => date.toISOString(),
+    detectChangeTracking: async () => filename !== ':memory:',
+    readChangeToken: async () => String(dataVersion.get()),
+    // better-sqlite3 allows no other statement on a connection while an iterator is open on it,
+    // so a streamed list reads through a connection of its own (one statement: one snapshot).
+    async * streamRows (query) {
+      const reader = new Database(filename, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS })
+      try {
+        reader.defaultSafeIntegers(true)
+        yield * reader.prepare(query.sql).iterate(...query.parameters) as Iterable<Record<string, unknown>>
+      } finally {
+        reader.close()
+      }
+    }
+  }
 }
 
 /**
@@ -52,5 +70,5 @@ export function openSqliteStore (filename: string, { writable }: { writable: boo
   database.defaultSafeIntegers(true)
   // WAL lets an editor commit while we read; only set on files we may write.
   if (writable && filename !== ':memory:') database.pragma('journal_mode = WAL')
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database }) }), sqliteSpec)
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database }) }), createSqliteSpec(database, filename))
 }

@@ -24,6 +24,14 @@ export interface PostStore {
   readonly dialect: Dialect
   /** Every post, newest first by `published_at` when that column exists, then by slug (bytewise). */
   listPosts (): Promise<Post[]>
+  /** The same rows as listPosts, read from a cursor a batch at a time, for lists too large to hold. */
+  streamPosts (): AsyncIterable<Post>
+  /**
+   * A cheap token that changes whenever a committed write may have changed what the reads
+   * return, or undefined when this store cannot tell (then every answer is read afresh).
+   * Read it *before* the data it labels: data read after it is at least as new as the token.
+   */
+  readChangeToken (): Promise<string | undefined>
   /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count). */
   findPostBySlug (slug: string): Promise<Post | undefined>
   /** Creates the default `posts` table when absent. Only the `migrate` command and a fresh default database call it. */

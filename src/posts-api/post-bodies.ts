@@ -1,0 +1,117 @@
+// The post API's bodies, serialised once per store change. Each request first reads the store's
+// change token (after it arrived), then serves what was built under that same token or builds
+// it, reading the data after the token: so no answer is older than its request, and a committed
+// change shows in the very next response. Stores without a token are read afresh every time.
+import { randomBytes } from 'node:crypto'
+import { Readable } from 'node:stream'
+import { LRUCache } from 'lru-cache'
+import { createRepresentation, type Representation } from '../representation.js'
+import type { Post, PostStore } from '../store/store.js'
+
+/** A list up to this size is built whole (cached, ETag from its bytes); above it, streamed. */
+export const LIST_BUFFER_LIMIT = 8 * 1024 * 1024
+/** Posts kept per change token; a change drops them all. */
+const MAX_CACHED_POSTS = 10_000
+/** Streamed lists are written in chunks of about this size. */
+const STREAM_CHUNK_CHARS = 64 * 1024
+
+export type ListBody =
+  | { kind: 'whole', representation: Representation }
+  /** Too large to hold: stream it. `etag` is set when a change token identifies the content. */
+  | { kind: 'large', etag: string | undefined }
+
+interface Generation {
+  token: string
+  list?: Promise<ListBody>
+  posts: LRUCache<string, Promise<Representation | null>>
+}
+
+// Change tokens are only meaningful within one process's connection (SQLite's data_version
+// restarts), so tags derived from them carry this process's nonce.
+const PROCESS_NONCE = randomBytes(6).toString('base64url')
+
+export interface PostBodies {
+  post: (slug: string) => Promise<Representation | null>
+  list: () => Promise<ListBody>
+  /** The list as a stream; rejects (before any byte is sent) when the store fails to start it. */
+  streamList: () => Promise<Readable>
+}
+
+export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT): PostBodies {
+  let current: Generation | undefined
+
+  function generationFor (token: string): Generation {
+    if (current?.token !== token) current = { token, posts: new LRUCache({ max: MAX_CACHED_POSTS }) }
+    return current
+  }
+
+  async function buildPost (slug: string): Promise<Representation | null> {
+    const post = await store.findPostBySlug(slug)
+    return post === undefined ? null : createRepresentation(Buffer.from(JSON.stringify(post)))
+  }
+
+  async function buildList (token: string | undefined): Promise<ListBody> {
+    const parts: string[] = []
+    let size = 2
+    for await (const post of store.streamPosts()) {
+      const json = JSON.stringify(post)
+      size += json.length + 1
+      // Leaving the loop closes the cursor; the caller streams the list afresh.
+      if (size > listBufferLimit) return { kind: 'large', etag: token === undefined ? undefined : `"L-${PROCESS_NONCE}-${token}"` }
+      parts.push(json)
+    }
+    return { kind: 'whole', representation: createRepresentation(Buffer.from(`[${parts.join(',')}]`)) }
+  }
+
+  /** Shares one build per token among concurrent requests; a failed build is not kept. */
+  function shared<T> (promise: Promise<T>, forget: () => void): Promise<T> {
+    promise.catch(forget)
+    return promise
+  }
+
+  return {
+    async post (slug) {
+      const token = await store.readChangeToken()
+      if (token === undefined) return await buildPost(slug)
+      const generation = generationFor(token)
+      let body = generation.posts.get(slug)
+      if (body === undefined) {
+        body = shared(buildPost(slug), () => generation.posts.delete(slug))
+        generation.posts.set(slug, body)
+      }
+      return await body
+    },
+
+    async list () {
+      const token = await store.readChangeToken()
+      if (token === undefined) return await buildList(undefined)
+      const generation = generationFor(token)
+      generation.list ??= shared(buildList(token), () => { generation.list = undefined })
+      return await generation.list
+    },
+
+    async streamList () {
+      const chunks = serialise(store.streamPosts())[Symbol.asyncIterator]()
+      // The first chunk runs the query: a store failure is still a clean 503 here.
+      const first = await chunks.next()
+      return Readable.from((async function * () {
+        if (first.done !== true) yield first.value
+        for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value
+      })(), { objectMode: false })
+    }
+  }
+}
+
+async function * serialise (posts: AsyncIterable<Post>): AsyncIterable<string> {
+  let chunk = '['
+  let separator = ''
+  for await (const post of posts) {
+    chunk += separator + JSON.stringify(post)
+    separator = ','
+    if (chunk.length >= STREAM_CHUNK_CHARS) {
+      yield chunk
+      chunk = ''
+    }
+  }
+  yield `${chunk}]`
+}
