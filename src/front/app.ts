@@ -1,28 +1,57 @@
 // The public front API: validates, asks the upstream post API, and maps what comes back
-// (SPEC part A, and the failure mapping of "Errors").
-import type { FastifyInstance, FastifyReply } from 'fastify'
+// (SPEC part A, and the failure mapping of "Errors"). Every request revalidates its copy with
+// the upstream (conditional, coalesced), so answers are fresh yet mostly served from memory.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import sjson from 'secure-json-parse'
-import { buildHttpApp } from '../http-base.js'
+import { buildHttpApp, sendProblem } from '../http-base.js'
 import { ProblemError } from '../problems.js'
+import { createRepresentation, ifNoneMatchHolds, JSON_CONTENT_TYPE, sendRepresentation, type Representation } from '../representation.js'
+import { DEFAULT_CACHE_CONTROL } from '../posts-api/app.js'
+import { LIST_BUFFER_LIMIT } from '../posts-api/post-bodies.js'
 import { createSlugValidator, DEFAULT_SLUG_PATTERN } from '../slug.js'
+import { createCoalescer } from './coalescer.js'
+import { relayJsonArray } from './relay-stream.js'
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js'
 
 export interface FrontAppOptions {
   upstream: UpstreamClient
   logger: Logger
   slugPattern?: RegExp
-  /** Largest upstream list body read (a larger one is a 502). */
+  /** Largest upstream list read or relayed (beyond it: 502, or a cut-off stream). */
   maxListBytes?: number
   /** Largest upstream post body read. */
   maxPostBytes?: number
+  /** Lists above this size are relayed as a stream (first bytes checked) instead of validated whole. */
+  listBufferLimit?: number
+  /** `Cache-Control` of successful answers. */
+  cacheControl?: string
+  /** Bytes of validated upstream bodies kept for revalidation. */
+  cacheMaxBytes?: number
 }
 
 /** Retry-After sent with a relayed 503 when the upstream gave none we can pass on. */
 const DEFAULT_RETRY_AFTER_S = 5
 const RETRY_AFTER = /^(?:\d{1,9}|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)$/
+const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
+const INVALID_SLUG = 'A slug is 1 to 200 lower-case letters and digits in groups joined by single hyphens.'
 
 type JsonObject = Record<string, unknown>
+
+/** An upstream body that passed its shape check, kept with the validator to revalidate it. */
+interface CheckedBody {
+  representation: Representation
+  upstreamEtag: string | undefined
+  /** Lists only: the array is empty (404 at the front). */
+  empty: boolean
+}
+
+type Outcome =
+  | { kind: 'body', body: CheckedBody }
+  | { kind: 'absent' }
+  /** A list too large to buffer; only one of the coalesced requests can relay it. */
+  | { kind: 'stream', response: UpstreamResponse, claimed: boolean }
 
 function isPost (value: unknown): value is JsonObject & { slug: string } {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as JsonObject).slug === 'string'
@@ -52,42 +81,108 @@ function unexpectedStatus (response: UpstreamResponse): ProblemError {
   return badResponse(`The upstream post API answered with status ${response.status}.`)
 }
 
-function sendJsonBytes (reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.header('content-type', 'application/json; charset=utf-8').send(body)
+function strongEtag (header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && STRONG_ETAG.test(header) ? header : undefined
 }
 
 export function buildFrontApp ({
   upstream,
   logger,
   slugPattern = DEFAULT_SLUG_PATTERN,
-  maxListBytes = 16 * 1024 * 1024,
-  maxPostBytes = 1024 * 1024
+  maxListBytes = 1024 * 1024 * 1024,
+  maxPostBytes = 1024 * 1024,
+  listBufferLimit = LIST_BUFFER_LIMIT,
+  cacheControl = DEFAULT_CACHE_CONTROL,
+  cacheMaxBytes = 64 * 1024 * 1024
 }: FrontAppOptions): FastifyInstance {
   const app = buildHttpApp({ logger, routes: ['/api/blog', '/api/blog/:slug'] })
   const isValidSlug = createSlugValidator(slugPattern)
+  const coalescer = createCoalescer<Outcome>()
+  const cache = new LRUCache<string, CheckedBody>({
+    maxSize: cacheMaxBytes,
+    // Room for the compressed variants made beside the body.
+    sizeCalculation: (entry) => Math.ceil(entry.representation.body.length * 1.5) + 256
+  })
+
+  /** Checks a whole upstream body once; throws the 502 of SPEC when its shape is wrong. */
+  function check (path: string, response: UpstreamResponse, slug: string | undefined): CheckedBody {
+    const value = parseUpstreamJson(response.body)
+    let empty = false
+    if (slug === undefined) {
+      if (!Array.isArray(value) || !value.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
+      empty = value.length === 0
+    } else if (!isPost(value) || value.slug !== slug) {
+      throw badResponse('The upstream post API did not answer with the requested post.')
+    }
+    const upstreamEtag = strongEtag(response.headers.etag)
+    const body = { representation: createRepresentation(response.body, upstreamEtag), upstreamEtag, empty }
+    // Only a body with a validator can be revalidated; the others are used once.
+    if (upstreamEtag === undefined) cache.delete(path)
+    else cache.set(path, body)
+    return body
+  }
+
+  /** One upstream call, conditional when we hold a copy. `slug` undefined: the list. */
+  async function callUpstream (path: string, slug: string | undefined, requestId: string): Promise<Outcome> {
+    const held = cache.get(path)
+    const response = await upstream.get(path, {
+      requestId,
+      ifNoneMatch: held?.upstreamEtag,
+      maxBytes: slug === undefined ? maxListBytes : maxPostBytes,
+      streamAbove: slug === undefined ? listBufferLimit : undefined
+    })
+    if (response.status === 304 && held !== undefined) return { kind: 'body', body: held }
+    if (response.status === 200) {
+      if (response.stream === undefined) return { kind: 'body', body: check(path, response, slug) }
+      cache.delete(path)
+      return { kind: 'stream', response, claimed: false }
+    }
+    if (response.status === 404 && slug !== undefined) {
+      cache.delete(path)
+      return { kind: 'absent' }
+    }
+    throw unexpectedStatus(response)
+  }
+
+  async function relayStream (request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse): Promise<FastifyReply> {
+    const stream = response.stream
+    if (stream === undefined) throw new Error('no stream to relay')
+    const etag = strongEtag(response.headers.etag)
+    reply.header('cache-control', cacheControl)
+    if (etag !== undefined) {
+      reply.header('etag', etag)
+      if (ifNoneMatchHolds(request.headers['if-none-match'], etag)) {
+        stream.destroy()
+        return reply.code(304).send()
+      }
+    }
+    return reply.header('content-type', JSON_CONTENT_TYPE).send(await relayJsonArray(stream))
+  }
 
   app.get('/api/blog', async (request, reply) => {
-    const response = await upstream.get('/api/posts', { requestId: request.id, maxBytes: maxListBytes })
-    if (response.status !== 200) throw unexpectedStatus(response)
-    const posts = parseUpstreamJson(response.body)
-    if (!Array.isArray(posts) || !posts.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
-    if (posts.length === 0) throw new ProblemError('no-posts', 'There are no posts yet.')
-    // Relay the bytes we checked rather than re-serialise what we parsed.
-    return sendJsonBytes(reply, response.body)
+    let outcome = await coalescer.run('/api/posts', () => callUpstream('/api/posts', undefined, request.id))
+    if (outcome.kind === 'stream') {
+      // A stream serves one client: the others coalesced with it make their own call.
+      if (outcome.claimed) outcome = await callUpstream('/api/posts', undefined, request.id)
+      if (outcome.kind === 'stream') {
+        outcome.claimed = true
+        return await relayStream(request, reply, outcome.response)
+      }
+    }
+    if (outcome.kind !== 'body') throw new Error('the list has no absent outcome')
+    if (outcome.body.empty) return sendProblem(reply, 'no-posts', 'There are no posts yet.')
+    return await sendRepresentation(request, reply, outcome.body.representation, cacheControl)
   })
 
   app.get<{ Params: { slug: string } }>('/api/blog/:slug', async (request, reply) => {
     const { slug } = request.params
-    if (!isValidSlug(slug)) {
-      throw new ProblemError('invalid-slug', 'A slug is 1 to 200 lower-case letters and digits in groups joined by single hyphens.')
-    }
+    if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
     // Built from the encoded slug only; never `new URL(slug, base)`, which resolves dot segments and `//host`.
-    const response = await upstream.get(`/api/post/${encodeURIComponent(slug)}`, { requestId: request.id, maxBytes: maxPostBytes })
-    if (response.status === 404) throw new ProblemError('post-not-found', `No post has the slug "${slug}".`)
-    if (response.status !== 200) throw unexpectedStatus(response)
-    const post = parseUpstreamJson(response.body)
-    if (!isPost(post) || post.slug !== slug) throw badResponse('The upstream post API did not answer with the requested post.')
-    return sendJsonBytes(reply, response.body)
+    const path = `/api/post/${encodeURIComponent(slug)}`
+    const outcome = await coalescer.run(path, () => callUpstream(path, slug, request.id))
+    if (outcome.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+    if (outcome.kind !== 'body') throw new Error('a post is never streamed')
+    return await sendRepresentation(request, reply, outcome.body.representation, cacheControl)
   })
   return app
 }

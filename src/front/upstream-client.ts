@@ -1,21 +1,30 @@
 // The front's only way to the upstream post API: a keep-alive undici Pool, bounded in time and
 // in bytes, whose failures come out already classified as SPEC's 502 / 504 problems.
 import type { IncomingHttpHeaders } from 'node:http'
+import { Readable } from 'node:stream'
 import { Pool } from 'undici'
 import { ProblemError } from '../problems.js'
 
 export interface UpstreamResponse {
   status: number
   headers: IncomingHttpHeaders
-  /** The whole body, read within the byte limit. */
+  /** The whole body, read within the byte limit; empty when `stream` is set. */
   body: Buffer
+  /**
+   * Set when the body passed `streamAbove`: the rest of it, starting with the bytes already
+   * read. It errors if the upstream breaks off or exceeds `maxBytes`; the whole-call budget no
+   * longer applies (only the idle time-out between chunks).
+   */
+  stream?: Readable
 }
 
 export interface UpstreamGetOptions {
   /** Passed on as `X-Request-Id`, so both tiers log the same id. */
   requestId: string
-  /** A larger body is a 502: the front never buffers without bound. */
+  /** A larger body is a 502 (or, once streaming, an error of the stream). */
   maxBytes: number
+  /** Bodies larger than this are handed over as a stream instead of being read whole. */
+  streamAbove?: number
   /** A validator for a conditional request (the upstream answers 304 when it still holds). */
   ifNoneMatch?: string
 }
@@ -58,36 +67,61 @@ export function createUpstreamClient ({ baseUrl, timeoutMs, connections = 128 }:
   }
 
   return {
-    async get (path, { requestId, maxBytes, ifNoneMatch }) {
-      const signal = AbortSignal.timeout(timeoutMs)
+    async get (path, { requestId, maxBytes, ifNoneMatch, streamAbove = Infinity }) {
+      const controller = new AbortController()
+      const budget = setTimeout(() => controller.abort(), timeoutMs)
       try {
         const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
         if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
-        const response = await pool.request({ method: 'GET', path: basePath + path, headers, signal })
+        const response = await pool.request({ method: 'GET', path: basePath + path, headers, signal: controller.signal })
         const declared = Number(response.headers['content-length'])
         if (declared > maxBytes) {
           response.body.destroy()
           throw tooLarge(maxBytes)
         }
+        const body = response.body as AsyncIterable<Buffer> & { destroy: () => void }
+        const iterator = body[Symbol.asyncIterator]()
         const chunks: Buffer[] = []
         let size = 0
-        for await (const chunk of response.body as AsyncIterable<Buffer>) {
-          size += chunk.length
+        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+          size += next.value.length
           if (size > maxBytes) {
-            response.body.destroy()
+            body.destroy()
             throw tooLarge(maxBytes)
           }
-          chunks.push(chunk)
+          chunks.push(next.value)
+          if (size > streamAbove) {
+            clearTimeout(budget)
+            return { status: response.statusCode, headers: response.headers, body: Buffer.alloc(0), stream: streamRest(chunks, iterator, size, maxBytes) }
+          }
         }
         return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, size) }
       } catch (err) {
-        throw err instanceof ProblemError ? err : classify(err, signal)
+        throw err instanceof ProblemError ? err : classify(err, controller.signal)
+      } finally {
+        clearTimeout(budget)
       }
     },
     async close () {
       await pool.close()
     }
   }
+}
+
+function streamRest (read: Buffer[], rest: AsyncIterator<Buffer>, size: number, maxBytes: number): Readable {
+  return Readable.from((async function * () {
+    try {
+      yield * read
+      for (let next = await rest.next(); next.done !== true; next = await rest.next()) {
+        size += next.value.length
+        if (size > maxBytes) throw tooLarge(maxBytes)
+        yield next.value
+      }
+    } finally {
+      // The client went away or the limit was crossed: release the upstream connection now.
+      await rest.return?.()
+    }
+  })(), { objectMode: false })
 }
 
 function tooLarge (maxBytes: number): ProblemError {
