@@ -91,7 +91,11 @@ async function openServingStore (config: Config, logger: Logger): Promise<PostSt
 
 async function startPostsApi (config: Config, logger: Logger): Promise<FastifyInstance> {
   const store = await openServingStore(config, logger)
-  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }) })
+  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl })
+  if (!store.tracksChanges) {
+    const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
+    logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
+  }
   app.addHook('onClose', async () => store.close())
   await app.listen({
     host: config.host,
@@ -103,7 +107,13 @@ async function startPostsApi (config: Config, logger: Logger): Promise<FastifyIn
 
 async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise<FastifyInstance> {
   const upstream = createUpstreamClient({ baseUrl: apiUrl, timeoutMs: config.upstreamTimeoutMs })
-  const app = buildFrontApp({ upstream, logger: logger.child({ tier: 'front' }), slugPattern: config.slugPattern })
+  const app = buildFrontApp({
+    upstream,
+    logger: logger.child({ tier: 'front' }),
+    slugPattern: config.slugPattern,
+    cacheControl: config.cacheControl,
+    cacheMaxBytes: config.cacheMaxBytes
+  })
   app.addHook('onClose', async () => upstream.close())
   await app.listen({
     host: config.host,

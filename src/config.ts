@@ -22,6 +22,10 @@ export interface Config {
   readonly upstreamTimeoutMs: number
   readonly logLevel: string
   readonly slugPattern: RegExp
+  /** `Cache-Control` of successful answers, on both tiers. */
+  readonly cacheControl: string
+  /** Bytes of upstream bodies the front keeps for revalidation. */
+  readonly cacheMaxBytes: number
 }
 
 export const DEFAULT_DATABASE_FILE = './data/blog.db'
@@ -45,7 +49,9 @@ export const SETTINGS = {
   POSTS_PORT: { default: '3001', help: 'upstream post API port' },
   UPSTREAM_TIMEOUT_MS: { default: '10000', help: "front's whole budget for one upstream call (then 504)" },
   LOG_LEVEL: { default: 'info', help: 'pino level: fatal, error, warn, info, debug, trace or silent' },
-  SLUG_PATTERN: { default: DEFAULT_SLUG_PATTERN.source, help: `regular expression a slug must match (anchored; at most ${SLUG_MAX_LENGTH} characters)` }
+  SLUG_PATTERN: { default: DEFAULT_SLUG_PATTERN.source, help: `regular expression a slug must match (anchored; at most ${SLUG_MAX_LENGTH} characters)` },
+  CACHE_CONTROL: { default: 'no-cache', help: 'Cache-Control of successful answers (no-cache: caches must revalidate, cheaply, with the ETag)' },
+  CACHE_MAX_MB: { default: '64', help: "memory for the front's copies of upstream bodies, revalidated on every request" }
 } as const satisfies Record<string, { default: string | undefined, help: string }>
 
 export type SettingName = keyof typeof SETTINGS
@@ -79,6 +85,9 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
       .int('expected whole milliseconds').min(1, 'expected at least 1 ms').max(600_000, 'expected at most 600000 ms')),
     logLevel: read('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       { error: 'expected fatal, error, warn, info, debug, trace or silent' })),
+    cacheControl: read('CACHE_CONTROL', z.string().regex(/^[\x20-\x7e]+$/, 'expected a header value of printable ASCII')),
+    cacheMaxBytes: read('CACHE_MAX_MB', z.coerce.number({ error: 'expected megabytes' })
+      .int('expected whole megabytes').min(0, 'expected 0 or more').max(65_536, 'expected at most 65536')) * 1024 * 1024,
     slugPattern: read('SLUG_PATTERN', z.string().transform((source, ctx) => {
       if (source === DEFAULT_SLUG_PATTERN.source) return DEFAULT_SLUG_PATTERN
       try {

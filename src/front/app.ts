@@ -99,7 +99,7 @@ export function buildFrontApp ({
   const isValidSlug = createSlugValidator(slugPattern)
   const coalescer = createCoalescer<Outcome>()
   const cache = new LRUCache<string, CheckedBody>({
-    maxSize: cacheMaxBytes,
+    maxSize: Math.max(1, cacheMaxBytes), // 0 disables: nothing fits
     // Room for the compressed variants made beside the body.
     sizeCalculation: (entry) => Math.ceil(entry.representation.body.length * 1.5) + 256
   })

@@ -32,6 +32,8 @@ export interface PostStore {
    * Read it *before* the data it labels: data read after it is at least as new as the token.
    */
   readChangeToken (): Promise<string | undefined>
+  /** Whether readChangeToken can answer (known after checkSchema). */
+  readonly tracksChanges: boolean
   /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count). */
   findPostBySlug (slug: string): Promise<Post | undefined>
   /** Creates the default `posts` table when absent. Only the `migrate` command and a fresh default database call it. */
