@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import { problemDocument, problemKindForStatus, ProblemError, type ProblemKind } from './problems.js'
+import { problemDocument, problemKindForStatus, ProblemError, PROBLEMS, type ProblemKind } from './problems.js'
 
 export interface HttpAppOptions {
   logger: Logger
@@ -32,13 +32,25 @@ const SECURITY_HEADERS = {
   'cross-origin-resource-policy': 'cross-origin'
 } as const
 
+// Problem bodies are few and constant (details never echo input): serialise each once.
+const problemBodies = new Map<string, string>()
+
+function problemBody (kind: ProblemKind, detail: string): string {
+  const key = `${kind}\n${detail}`
+  let body = problemBodies.get(key)
+  if (body === undefined) {
+    body = JSON.stringify(problemDocument(kind, detail))
+    if (problemBodies.size < 1000) problemBodies.set(key, body)
+  }
+  return body
+}
+
 export function sendProblem (reply: FastifyReply, kind: ProblemKind, detail: string, retryAfter?: number | string): FastifyReply {
-  const doc = problemDocument(kind, detail)
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
-  return reply.code(doc.status)
+  return reply.code(PROBLEMS[kind].status)
     .header('content-type', 'application/problem+json')
     .header('cache-control', 'no-store')
-    .send(JSON.stringify(doc))
+    .send(problemBody(kind, detail))
 }
 
 /** Errors Node's HTTP parser raises before Fastify sees a request: answered on the raw socket. */
@@ -84,12 +96,17 @@ export function buildHttpApp ({ logger, routes }: HttpAppOptions): FastifyInstan
   // Slow-header (slowloris) clients are cut after 10 s instead of Node's 60 s.
   app.server.headersTimeout = 10_000
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS).header('x-request-id', request.id)
+    done()
   })
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
-  })
+  if (logger.isLevelEnabled('info')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+      done()
+    })
+  }
 
   app.setErrorHandler((err: FastifyError | ProblemError, request, reply) => {
     if (err instanceof ProblemError) {

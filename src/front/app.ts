@@ -11,7 +11,7 @@ import { createRepresentation, ifNoneMatchHolds, JSON_CONTENT_TYPE, sendRepresen
 import { DEFAULT_CACHE_CONTROL } from '../posts-api/app.js'
 import { LIST_BUFFER_LIMIT } from '../posts-api/post-bodies.js'
 import { createSlugValidator, DEFAULT_SLUG_PATTERN } from '../slug.js'
-import { createCoalescer } from './coalescer.js'
+import { createCoalescer } from '../coalescer.js'
 import { relayJsonArray } from './relay-stream.js'
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js'
 

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { LRUCache } from 'lru-cache'
+import { createCoalescer } from '../coalescer.js'
 import { createRepresentation, type Representation } from '../representation.js'
 import type { Post, PostStore } from '../store/store.js'
 
@@ -39,6 +40,10 @@ export interface PostBodies {
 
 export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT): PostBodies {
   let current: Generation | undefined
+  // Concurrent requests share one token read that started after they arrived: on PostgreSQL
+  // this turns a query per request into a query per round trip, freshness unchanged.
+  const tokenReads = createCoalescer<string | undefined>()
+  const readChangeToken = (): Promise<string | undefined> => tokenReads.run('token', () => store.readChangeToken())
 
   function generationFor (token: string): Generation {
     if (current?.token !== token) current = { token, posts: new LRUCache({ max: MAX_CACHED_POSTS }) }
@@ -71,7 +76,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
 
   return {
     async post (slug) {
-      const token = await store.readChangeToken()
+      const token = await readChangeToken()
       if (token === undefined) return await buildPost(slug)
       const generation = generationFor(token)
       let body = generation.posts.get(slug)
@@ -83,7 +88,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     },
 
     async list () {
-      const token = await store.readChangeToken()
+      const token = await readChangeToken()
       if (token === undefined) return await buildList(undefined)
       const generation = generationFor(token)
       generation.list ??= shared(buildList(token), () => { generation.list = undefined })

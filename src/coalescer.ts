@@ -1,5 +1,6 @@
-// Coalesces identical concurrent upstream calls without ever answering a request with a call
-// that started before it arrived (SPEC "HTTP behaviour users expect").
+// Coalesces identical concurrent calls (front → upstream, post API → change token) without
+// ever answering a request with a call that started before it arrived (SPEC "HTTP behaviour
+// users expect"): latecomers share the next call, which starts when the running one ends.
 
 const ignore = (): void => {}
 
