@@ -79,7 +79,7 @@ async function openServingStore (config: Config, logger: Logger): Promise<PostSt
     logger.info(`created ${location.filename} with ${count} sample posts`)
     return store
   }
-  const store = await openStore(location, { onPoolError })
+  const store = await openStore(location, { onPoolError, limits: config.storeLimits })
   try {
     await store.checkSchema()
   } catch (err) {
@@ -89,9 +89,12 @@ async function openServingStore (config: Config, logger: Logger): Promise<PostSt
   return store
 }
 
+const serverOptions = (config: Config): { timeouts: Config['serverTimeouts'], loadShedDelayMs: number } =>
+  ({ timeouts: config.serverTimeouts, loadShedDelayMs: config.loadShedDelayMs })
+
 async function startPostsApi (config: Config, logger: Logger): Promise<FastifyInstance> {
   const store = await openServingStore(config, logger)
-  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl })
+  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: serverOptions(config) })
   if (!store.tracksChanges) {
     const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
     logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
@@ -106,13 +109,15 @@ async function startPostsApi (config: Config, logger: Logger): Promise<FastifyIn
 }
 
 async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise<FastifyInstance> {
-  const upstream = createUpstreamClient({ baseUrl: apiUrl, timeoutMs: config.upstreamTimeoutMs })
+  const upstream = createUpstreamClient({ baseUrl: apiUrl, timeouts: config.upstreamTimeouts, breaker: { failures: config.breakerFailures } })
   const app = buildFrontApp({
     upstream,
     logger: logger.child({ tier: 'front' }),
     slugPattern: config.slugPattern,
     cacheControl: config.cacheControl,
-    cacheMaxBytes: config.cacheMaxBytes
+    cacheMaxBytes: config.cacheMaxBytes,
+    staleIfErrorS: config.staleIfErrorS,
+    server: serverOptions(config)
   })
   app.addHook('onClose', async () => upstream.close())
   await app.listen({
@@ -131,17 +136,21 @@ function localApiUrl (app: FastifyInstance): URL {
   return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`)
 }
 
-/** Stops the tiers in order (front first, so nothing new reaches the upstream) on SIGINT/SIGTERM. */
-function closeOnSignal (apps: FastifyInstance[], logger: Logger): void {
+/**
+ * On SIGINT/SIGTERM: stops accepting, lets requests in flight finish, closes pools, exits 0;
+ * tiers close in order (front first, so nothing new reaches the upstream). Exits 1 if that
+ * takes longer than SHUTDOWN_TIMEOUT_MS.
+ */
+function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: number): void {
   let closing = false
   const close = (signal: string): void => {
     if (closing) return
     closing = true
     logger.info(`${signal} received; closing`)
     const force = setTimeout(() => {
-      logger.error('shutdown took longer than 10 s; exiting')
+      logger.error(`shutdown took longer than ${timeoutMs} ms; exiting`)
       process.exit(1)
-    }, 10_000).unref()
+    }, timeoutMs).unref()
     void (async () => {
       for (const app of apps) await app.close()
       clearTimeout(force)
@@ -172,17 +181,17 @@ async function run (command: Command, config: Config, logger: Logger): Promise<v
       return
     }
     case 'posts-api':
-      closeOnSignal([await startPostsApi(config, logger)], logger)
+      closeOnSignal([await startPostsApi(config, logger)], logger, config.shutdownTimeoutMs)
       return
     case 'front': {
       if (config.apiUrl === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
-      closeOnSignal([await startFront(config, config.apiUrl, logger)], logger)
+      closeOnSignal([await startFront(config, config.apiUrl, logger)], logger, config.shutdownTimeoutMs)
       return
     }
     case 'serve': {
       const posts = await startPostsApi(config, logger)
       try {
-        closeOnSignal([await startFront(config, config.apiUrl ?? localApiUrl(posts), logger), posts], logger)
+        closeOnSignal([await startFront(config, config.apiUrl ?? localApiUrl(posts), logger), posts], logger, config.shutdownTimeoutMs)
       } catch (err) {
         await posts.close()
         throw err

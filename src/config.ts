@@ -18,14 +18,35 @@ export interface Config {
   readonly host: string
   readonly blogPort: number
   readonly postsPort: number
-  /** The front's whole budget for one upstream call, after which it answers 504. */
-  readonly upstreamTimeoutMs: number
+  /** The front's budgets for one upstream call (whole call, connect, headers, body silence). */
+  readonly upstreamTimeouts: { totalMs: number, connectMs: number, headersMs: number, bodyIdleMs: number }
+  /** Server-side limits on clients, both tiers. */
+  readonly serverTimeouts: ServerTimeouts
+  /** Store pool bounds (PostgreSQL, MySQL). */
+  readonly storeLimits: { poolSize: number, connectTimeoutMs: number, statementTimeoutMs: number }
+  /** Event-loop delay beyond which requests are shed with 503 (0: never). */
+  readonly loadShedDelayMs: number
+  /** Consecutive upstream failures that make the front fail fast (0: never). */
+  readonly breakerFailures: number
+  /** Seconds a front copy may be served, flagged, when the upstream fails (0: never). */
+  readonly staleIfErrorS: number
+  /** Longest graceful shutdown before the process exits anyway. */
+  readonly shutdownTimeoutMs: number
   readonly logLevel: string
   readonly slugPattern: RegExp
   /** `Cache-Control` of successful answers, on both tiers. */
   readonly cacheControl: string
   /** Bytes of upstream bodies the front keeps for revalidation. */
   readonly cacheMaxBytes: number
+}
+
+export interface ServerTimeouts {
+  /** A client must send its request headers within this (slowloris). */
+  headersMs: number
+  /** A client must send its whole request within this. */
+  requestMs: number
+  /** Idle keep-alive connections are closed after this; keep it above any load balancer's. */
+  keepAliveMs: number
 }
 
 export const DEFAULT_DATABASE_FILE = './data/blog.db'
@@ -37,6 +58,12 @@ export class ConfigError extends Error {
   }
 }
 
+const milliseconds = (min: number): z.ZodType<number> => z.coerce.number({ error: 'expected milliseconds' })
+  .int('expected whole milliseconds').min(min, `expected at least ${min} ms`).max(600_000, 'expected at most 600000 ms')
+
+const count = (min: number, max: number): z.ZodType<number> => z.coerce.number({ error: 'expected a whole number' })
+  .int('expected a whole number').min(min, `expected at least ${min}`).max(max, `expected at most ${max}`)
+
 const port = z.coerce.number({ error: 'expected a port number' })
   .int('expected a whole port number').min(0, 'expected a port from 0 to 65535').max(65535, 'expected a port from 0 to 65535')
 
@@ -47,7 +74,20 @@ export const SETTINGS = {
   HOST: { default: '127.0.0.1', help: 'interface both tiers listen on' },
   BLOG_PORT: { default: '3000', help: 'front API port' },
   POSTS_PORT: { default: '3001', help: 'upstream post API port' },
-  UPSTREAM_TIMEOUT_MS: { default: '10000', help: "front's whole budget for one upstream call (then 504)" },
+  UPSTREAM_TIMEOUT_MS: { default: '10000', help: "front's whole budget for one upstream call, retry included (then 504)" },
+  UPSTREAM_CONNECT_TIMEOUT_MS: { default: '2000', help: 'front: connecting to the upstream' },
+  UPSTREAM_HEADERS_TIMEOUT_MS: { default: '5000', help: "front: from request sent to the upstream's response headers" },
+  UPSTREAM_BODY_TIMEOUT_MS: { default: '5000', help: "front: longest silence within the upstream's response body" },
+  BREAKER_FAILURES: { default: '5', help: 'front: consecutive upstream failures after which it fails fast for a while (0: never)' },
+  STALE_IF_ERROR_S: { default: '0', help: 'front: serve its last good copy, flagged with Cache-Status, for this many seconds when the upstream fails (0: never)' },
+  HEADERS_TIMEOUT_MS: { default: '10000', help: 'both: a client must send its request headers within this' },
+  REQUEST_TIMEOUT_MS: { default: '30000', help: 'both: a client must send its whole request within this' },
+  KEEP_ALIVE_TIMEOUT_MS: { default: '72000', help: "both: idle keep-alive connections close after this (keep it above your load balancer's idle time-out)" },
+  LOAD_SHED_DELAY_MS: { default: '1000', help: 'both: event-loop delay beyond which requests get 503 + Retry-After at once (0: never)' },
+  SHUTDOWN_TIMEOUT_MS: { default: '10000', help: 'on SIGTERM/SIGINT: longest wait for requests in flight before exiting anyway' },
+  DB_POOL_SIZE: { default: '10', help: 'post API: PostgreSQL/MySQL connections' },
+  DB_CONNECT_TIMEOUT_MS: { default: '3000', help: 'post API: wait for a store connection (then 503)' },
+  DB_STATEMENT_TIMEOUT_MS: { default: '5000', help: 'post API: longest store statement (then 503)' },
   LOG_LEVEL: { default: 'info', help: 'pino level: fatal, error, warn, info, debug, trace or silent' },
   SLUG_PATTERN: { default: DEFAULT_SLUG_PATTERN.source, help: `regular expression a slug must match (anchored; at most ${SLUG_MAX_LENGTH} characters)` },
   CACHE_CONTROL: { default: 'no-cache', help: 'Cache-Control of successful answers (no-cache: caches must revalidate, cheaply, with the ETag)' },
@@ -81,8 +121,26 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
     host: read('HOST', z.string().min(1)),
     blogPort: read('BLOG_PORT', port),
     postsPort: read('POSTS_PORT', port),
-    upstreamTimeoutMs: read('UPSTREAM_TIMEOUT_MS', z.coerce.number({ error: 'expected milliseconds' })
-      .int('expected whole milliseconds').min(1, 'expected at least 1 ms').max(600_000, 'expected at most 600000 ms')),
+    upstreamTimeouts: {
+      totalMs: read('UPSTREAM_TIMEOUT_MS', milliseconds(1)),
+      connectMs: read('UPSTREAM_CONNECT_TIMEOUT_MS', milliseconds(1)),
+      headersMs: read('UPSTREAM_HEADERS_TIMEOUT_MS', milliseconds(1)),
+      bodyIdleMs: read('UPSTREAM_BODY_TIMEOUT_MS', milliseconds(1))
+    },
+    serverTimeouts: {
+      headersMs: read('HEADERS_TIMEOUT_MS', milliseconds(1)),
+      requestMs: read('REQUEST_TIMEOUT_MS', milliseconds(1)),
+      keepAliveMs: read('KEEP_ALIVE_TIMEOUT_MS', milliseconds(1))
+    },
+    storeLimits: {
+      poolSize: read('DB_POOL_SIZE', count(1, 1000)),
+      connectTimeoutMs: read('DB_CONNECT_TIMEOUT_MS', milliseconds(1)),
+      statementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', milliseconds(1))
+    },
+    loadShedDelayMs: read('LOAD_SHED_DELAY_MS', milliseconds(0)),
+    breakerFailures: read('BREAKER_FAILURES', count(0, 1000)),
+    staleIfErrorS: read('STALE_IF_ERROR_S', count(0, 31_536_000)),
+    shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', milliseconds(1)),
     logLevel: read('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       { error: 'expected fatal, error, warn, info, debug, trace or silent' })),
     cacheControl: read('CACHE_CONTROL', z.string().regex(/^[\x20-\x7e]+$/, 'expected a header value of printable ASCII')),

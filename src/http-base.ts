@@ -3,15 +3,30 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
+import underPressure from '@fastify/under-pressure'
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
+import type { ServerTimeouts } from './config.js'
 import { problemDocument, problemKindForStatus, ProblemError, PROBLEMS, type ProblemKind } from './problems.js'
 
 export interface HttpAppOptions {
   logger: Logger
   /** Route paths (Fastify syntax) that answer GET and HEAD; every other method there gets 405. */
   routes: readonly string[]
+  timeouts?: Partial<ServerTimeouts>
+  /** Event-loop delay beyond which requests are shed with 503 + Retry-After (0: never). */
+  loadShedDelayMs?: number
 }
+
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  // Longer than any load balancer's idle time-out (AWS ALB: 60 s), so the balancer closes first.
+  keepAliveMs: 72_000
+}
+
+/** Seconds a shed or refused client is asked to wait. */
+const RETRY_AFTER_S = 5
 
 export const ALLOWED_METHODS = 'GET, HEAD'
 
@@ -59,10 +74,14 @@ function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy()
     return
   }
-  const kind: ProblemKind = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : 'bad-request'
-  const detail = kind === 'headers-too-large' ? 'The request line and headers exceed 16 KiB.' : 'The request is not valid HTTP/1.1.'
+  const [kind, statusLine, detail]: [ProblemKind, string, string] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? ['headers-too-large', '431 Request Header Fields Too Large', 'The request line and headers exceed 16 KiB.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['request-timeout', '408 Request Timeout', 'The request was not received in time.']
+        : ['bad-request', '400 Bad Request', 'The request is not valid HTTP/1.1.']
   const body = JSON.stringify(problemDocument(kind, detail))
-  socket.end(`HTTP/1.1 ${kind === 'headers-too-large' ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+  socket.end(`HTTP/1.1 ${statusLine}\r\n` +
     'Content-Type: application/problem+json\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n' +
     `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
 }
@@ -76,7 +95,8 @@ function frameworkErrors (err: FastifyError, _req: FastifyRequest, reply: Fastif
   }
 }
 
-export function buildHttpApp ({ logger, routes }: HttpAppOptions): FastifyInstance {
+export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs = 1000 }: HttpAppOptions): FastifyInstance {
+  const { headersMs, requestMs, keepAliveMs } = { ...DEFAULT_SERVER_TIMEOUTS, ...timeouts }
   const app = Fastify({
     loggerInstance: logger,
     // One access line per request (onResponse below) instead of Fastify's two.
@@ -87,20 +107,48 @@ export function buildHttpApp ({ logger, routes }: HttpAppOptions): FastifyInstan
     routerOptions: { maxParamLength: 16_384 },
     frameworkErrors,
     clientErrorHandler,
-    // GET-only API: any request body is refused before it is read.
     bodyLimit: 1024,
-    // Longer than any load balancer's idle time-out (AWS ALB: 60 s), so the LB closes first.
-    keepAliveTimeout: 72_000,
-    requestTimeout: 30_000
+    keepAliveTimeout: keepAliveMs,
+    requestTimeout: requestMs,
+    // Node enforces the header and request time-outs only when it checks its connections, every
+    // 30 s by default: check every second so slow-header (slowloris) clients go on time.
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: 1000 },
+    // Answered below as a problem document instead.
+    return503OnClosing: false
   }) as unknown as FastifyInstance
-  // Slow-header (slowloris) clients are cut after 10 s instead of Node's 60 s.
-  app.server.headersTimeout = 10_000
+
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
 
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS).header('x-request-id', request.id)
-    done()
+    // Answering here ends the request: `done` is then not called.
+    if (closing) {
+      // A request on a kept-alive connection during shutdown: refuse it and close the connection.
+      reply.header('connection', 'close')
+      sendProblem(reply, 'shutting-down', 'The server is shutting down; retry on another instance.', RETRY_AFTER_S)
+    } else if (request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined) {
+      // A read-only API: a request body is refused before it is read.
+      reply.header('connection', 'close')
+      sendProblem(reply, 'body-not-allowed', 'These routes take no request body.')
+    } else {
+      done()
+    }
   })
+  if (loadShedDelayMs > 0) {
+    // Past this event-loop delay, answering at once with 503 beats queueing without bound.
+    void app.register(underPressure, {
+      maxEventLoopDelay: loadShedDelayMs,
+      retryAfter: RETRY_AFTER_S,
+      pressureHandler: (_request, reply) => {
+        sendProblem(reply, 'overloaded', 'The server is overloaded; try again shortly.', RETRY_AFTER_S)
+      }
+    })
+  }
   if (logger.isLevelEnabled('info')) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request')

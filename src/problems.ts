@@ -10,6 +10,7 @@ export const PROBLEMS = {
   'post-not-found': { status: 404, title: 'Post not found' },
   'no-posts': { status: 404, title: 'No posts' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   'body-not-allowed': { status: 413, title: 'Request body not allowed' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
@@ -18,6 +19,7 @@ export const PROBLEMS = {
   'upstream-unavailable': { status: 503, title: 'Upstream unavailable' },
   'store-unavailable': { status: 503, title: 'Store unavailable' },
   overloaded: { status: 503, title: 'Service overloaded' },
+  'shutting-down': { status: 503, title: 'Shutting down' },
   'upstream-timeout': { status: 504, title: 'Upstream timed out' }
 } as const satisfies Record<string, { status: number, title: string }>
 
@@ -56,6 +58,7 @@ export function problemKindForStatus (status: number): ProblemKind {
   switch (status) {
     case 404: return 'not-found'
     case 405: return 'method-not-allowed'
+    case 408: return 'request-timeout'
     case 413: return 'body-not-allowed'
     case 431: return 'headers-too-large'
     case 503: return 'overloaded'

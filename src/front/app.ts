@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
 import sjson from 'secure-json-parse'
-import { buildHttpApp, sendProblem } from '../http-base.js'
+import { buildHttpApp, sendProblem, type HttpAppOptions } from '../http-base.js'
 import { ProblemError } from '../problems.js'
 import { createRepresentation, ifNoneMatchHolds, JSON_CONTENT_TYPE, sendRepresentation, type Representation } from '../representation.js'
 import { DEFAULT_CACHE_CONTROL } from '../posts-api/app.js'
@@ -29,6 +29,9 @@ export interface FrontAppOptions {
   cacheControl?: string
   /** Bytes of validated upstream bodies kept for revalidation. */
   cacheMaxBytes?: number
+  /** Seconds since its last validation that a copy may be served, flagged, when the upstream fails (0: never). */
+  staleIfErrorS?: number
+  server?: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
 }
 
 /** Retry-After sent with a relayed 503 when the upstream gave none we can pass on. */
@@ -45,6 +48,8 @@ interface CheckedBody {
   upstreamEtag: string | undefined
   /** Lists only: the array is empty (404 at the front). */
   empty: boolean
+  /** When the upstream last confirmed this copy (Date.now()). */
+  validatedAt: number
 }
 
 type Outcome =
@@ -93,9 +98,11 @@ export function buildFrontApp ({
   maxPostBytes = 1024 * 1024,
   listBufferLimit = LIST_BUFFER_LIMIT,
   cacheControl = DEFAULT_CACHE_CONTROL,
-  cacheMaxBytes = 64 * 1024 * 1024
+  cacheMaxBytes = 64 * 1024 * 1024,
+  staleIfErrorS = 0,
+  server = {}
 }: FrontAppOptions): FastifyInstance {
-  const app = buildHttpApp({ logger, routes: ['/api/blog', '/api/blog/:slug'] })
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug'] })
   const isValidSlug = createSlugValidator(slugPattern)
   const coalescer = createCoalescer<Outcome>()
   const cache = new LRUCache<string, CheckedBody>({
@@ -115,7 +122,7 @@ export function buildFrontApp ({
       throw badResponse('The upstream post API did not answer with the requested post.')
     }
     const upstreamEtag = strongEtag(response.headers.etag)
-    const body = { representation: createRepresentation(response.body, upstreamEtag), upstreamEtag, empty }
+    const body = { representation: createRepresentation(response.body, upstreamEtag), upstreamEtag, empty, validatedAt: Date.now() }
     // Only a body with a validator can be revalidated; the others are used once.
     if (upstreamEtag === undefined) cache.delete(path)
     else cache.set(path, body)
@@ -131,7 +138,10 @@ export function buildFrontApp ({
       maxBytes: slug === undefined ? maxListBytes : maxPostBytes,
       streamAbove: slug === undefined ? listBufferLimit : undefined
     })
-    if (response.status === 304 && held !== undefined) return { kind: 'body', body: held }
+    if (response.status === 304 && held !== undefined) {
+      held.validatedAt = Date.now()
+      return { kind: 'body', body: held }
+    }
     if (response.status === 200) {
       if (response.stream === undefined) return { kind: 'body', body: check(path, response, slug) }
       cache.delete(path)
@@ -159,8 +169,23 @@ export function buildFrontApp ({
     return reply.header('content-type', JSON_CONTENT_TYPE).send(await relayJsonArray(stream))
   }
 
+  /**
+   * The coalesced upstream call; when it fails (502/503/504) and stale-if-error is on, the last
+   * good copy instead, if recent enough, flagged with Cache-Status (RFC 9211).
+   */
+  async function outcomeFor (reply: FastifyReply, path: string, slug: string | undefined, requestId: string): Promise<Outcome> {
+    try {
+      return await coalescer.run(path, () => callUpstream(path, slug, requestId))
+    } catch (err) {
+      const held = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? cache.get(path) : undefined
+      if (held === undefined || Date.now() - held.validatedAt > staleIfErrorS * 1000) throw err
+      reply.header('cache-status', `blog-read-api; fwd=stale; fwd-status=${(err as ProblemError).status}; detail=stale-if-error`)
+      return { kind: 'body', body: held }
+    }
+  }
+
   app.get('/api/blog', async (request, reply) => {
-    let outcome = await coalescer.run('/api/posts', () => callUpstream('/api/posts', undefined, request.id))
+    let outcome = await outcomeFor(reply, '/api/posts', undefined, request.id)
     if (outcome.kind === 'stream') {
       // A stream serves one client: the others coalesced with it make their own call.
       if (outcome.claimed) outcome = await callUpstream('/api/posts', undefined, request.id)
@@ -179,7 +204,7 @@ export function buildFrontApp ({
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
     // Built from the encoded slug only; never `new URL(slug, base)`, which resolves dot segments and `//host`.
     const path = `/api/post/${encodeURIComponent(slug)}`
-    const outcome = await coalescer.run(path, () => callUpstream(path, slug, request.id))
+    const outcome = await outcomeFor(reply, path, slug, request.id)
     if (outcome.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     if (outcome.kind !== 'body') throw new Error('a post is never streamed')
     return await sendRepresentation(request, reply, outcome.body.representation, cacheControl)

@@ -1,9 +1,13 @@
 // The front's only way to the upstream post API: a keep-alive undici Pool, bounded in time and
-// in bytes, whose failures come out already classified as SPEC's 502 / 504 problems.
+// in bytes, whose failures come out already classified as SPEC's 502 / 504 problems. A GET
+// broken before any answer (the keep-alive race) is retried once on a fresh connection, within
+// a retry budget; an upstream known to be down is failed fast by a circuit breaker.
 import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
-import { Pool } from 'undici'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Client, Pool, type Dispatcher } from 'undici'
 import { ProblemError } from '../problems.js'
+import { createCircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js'
 
 export interface UpstreamResponse {
   status: number
@@ -29,77 +33,146 @@ export interface UpstreamGetOptions {
   ifNoneMatch?: string
 }
 
-/** GETs on the upstream post API. Rejects only with ProblemError (502 unreachable or too large, 504). */
+/** GETs on the upstream post API. Rejects only with ProblemError (502 unreachable or bad, 504). */
 export interface UpstreamClient {
   get (path: string, options: UpstreamGetOptions): Promise<UpstreamResponse>
   close (): Promise<void>
 }
 
+export interface UpstreamTimeouts {
+  /** The whole budget of one call, retry included, until the body is read (UPSTREAM_TIMEOUT_MS). */
+  totalMs: number
+  /** Establishing a TCP connection. */
+  connectMs: number
+  /** From sending the request to the end of the response headers. */
+  headersMs: number
+  /** Longest silence between two body chunks. */
+  bodyIdleMs: number
+}
+
+export const DEFAULT_UPSTREAM_TIMEOUTS: UpstreamTimeouts = { totalMs: 10_000, connectMs: 2000, headersMs: 5000, bodyIdleMs: 5000 }
+
 export interface UpstreamClientOptions {
   /** API_URL: an origin with an optional base path. */
   baseUrl: URL
-  /** The whole budget of one call, connect to last body byte (UPSTREAM_TIMEOUT_MS). */
-  timeoutMs: number
+  timeouts?: Partial<UpstreamTimeouts>
   /** Keep-alive connections to the upstream. */
   connections?: number
+  breaker?: Partial<CircuitBreakerOptions>
 }
 
-/** Connecting is quick or not happening: fail it well before the whole budget. */
-const CONNECT_TIMEOUT_MS = 2000
-
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+/** A connection that broke before any answer: on a reused socket, the keep-alive race. */
+const RETRYABLE_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
+/** Retries in flight may be at most this share of the calls in flight (Envoy's retry budget)… */
+const RETRY_BUDGET_RATIO = 0.2
+/** …but a few are always allowed, so a quiet front still recovers from one stale socket. */
+const RETRY_BUDGET_MIN = 3
 
-export function createUpstreamClient ({ baseUrl, timeoutMs, connections = 128 }: UpstreamClientOptions): UpstreamClient {
-  const pool = new Pool(baseUrl.origin, {
-    connections,
-    connect: { timeout: Math.min(CONNECT_TIMEOUT_MS, timeoutMs) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs
-  })
+const codeOf = (err: unknown): string | undefined => {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+export function createUpstreamClient ({ baseUrl, timeouts = {}, connections = 128, breaker: breakerOptions }: UpstreamClientOptions): UpstreamClient {
+  const budget = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...timeouts }
+  const clientOptions = {
+    connect: { timeout: Math.min(budget.connectMs, budget.totalMs) },
+    headersTimeout: Math.min(budget.headersMs, budget.totalMs),
+    bodyTimeout: budget.bodyIdleMs
+  }
+  const pool = new Pool(baseUrl.origin, { ...clientOptions, connections })
   const basePath = baseUrl.pathname.replace(/\/+$/, '')
+  const breaker = createCircuitBreaker(breakerOptions)
+  let callsInFlight = 0
+  let retriesInFlight = 0
 
-  function classify (err: unknown, signal: AbortSignal): ProblemError {
-    const code = (err as { code?: unknown } | null)?.code
-    if (signal.aborted || (typeof code === 'string' && TIMEOUT_CODES.has(code))) {
+  function classify (err: unknown, timedOut: boolean): ProblemError {
+    if (err instanceof ProblemError) return err
+    const code = codeOf(err)
+    if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
       return new ProblemError('upstream-timeout', 'The upstream post API did not answer in time.', { cause: err })
     }
     return new ProblemError('upstream-unreachable', 'The upstream post API could not be reached or broke the connection.', { cause: err })
   }
 
-  return {
-    async get (path, { requestId, maxBytes, ifNoneMatch, streamAbove = Infinity }) {
-      const controller = new AbortController()
-      const budget = setTimeout(() => controller.abort(), timeoutMs)
+  /** The request, retried once on a fresh connection if the first broke before any answer. */
+  async function send (request: Dispatcher.RequestOptions, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    try {
+      return await pool.request(request)
+    } catch (err) {
+      const code = codeOf(err)
+      if (signal.aborted || code === undefined || !RETRYABLE_CODES.has(code)) throw err
+      if (retriesInFlight >= Math.max(RETRY_BUDGET_MIN, callsInFlight * RETRY_BUDGET_RATIO)) throw err
+      retriesInFlight++
+      const fresh = new Client(baseUrl.origin, clientOptions)
       try {
-        const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
-        if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
-        const response = await pool.request({ method: 'GET', path: basePath + path, headers, signal: controller.signal })
-        const declared = Number(response.headers['content-length'])
-        if (declared > maxBytes) {
-          response.body.destroy()
+        // Jittered, so a burst of broken sockets does not come back as one burst.
+        await sleep(25 + Math.random() * 225, undefined, { signal })
+        const response = await fresh.request(request)
+        // The fresh connection closes once this body is read (or dropped).
+        response.body.once('close', () => { void fresh.close().catch(() => {}) })
+        return response
+      } catch (retryErr) {
+        void fresh.destroy().catch(() => {})
+        throw retryErr
+      } finally {
+        retriesInFlight--
+      }
+    }
+  }
+
+  async function get (path: string, { requestId, maxBytes, ifNoneMatch, streamAbove = Infinity }: UpstreamGetOptions): Promise<UpstreamResponse> {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), budget.totalMs)
+    try {
+      const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
+      if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
+      const response = await send({ method: 'GET', path: basePath + path, headers, signal: controller.signal }, controller.signal)
+      const declared = Number(response.headers['content-length'])
+      if (declared > maxBytes) {
+        response.body.destroy()
+        throw tooLarge(maxBytes)
+      }
+      const body = response.body as AsyncIterable<Buffer> & { destroy: () => void }
+      const iterator = body[Symbol.asyncIterator]()
+      const chunks: Buffer[] = []
+      let size = 0
+      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+        size += next.value.length
+        if (size > maxBytes) {
+          body.destroy()
           throw tooLarge(maxBytes)
         }
-        const body = response.body as AsyncIterable<Buffer> & { destroy: () => void }
-        const iterator = body[Symbol.asyncIterator]()
-        const chunks: Buffer[] = []
-        let size = 0
-        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
-          size += next.value.length
-          if (size > maxBytes) {
-            body.destroy()
-            throw tooLarge(maxBytes)
-          }
-          chunks.push(next.value)
-          if (size > streamAbove) {
-            clearTimeout(budget)
-            return { status: response.statusCode, headers: response.headers, body: Buffer.alloc(0), stream: streamRest(chunks, iterator, size, maxBytes) }
-          }
+        chunks.push(next.value)
+        if (size > streamAbove) {
+          clearTimeout(timer)
+          return { status: response.statusCode, headers: response.headers, body: Buffer.alloc(0), stream: streamRest(chunks, iterator, size, maxBytes) }
         }
-        return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, size) }
+      }
+      return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, size) }
+    } catch (err) {
+      throw classify(err, controller.signal.aborted)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  return {
+    async get (path, options) {
+      breaker.check()
+      callsInFlight++
+      try {
+        const response = await get(path, options)
+        breaker.succeeded()
+        return response
       } catch (err) {
-        throw err instanceof ProblemError ? err : classify(err, controller.signal)
+        // Only "nobody answered" opens the breaker; a wrong answer shows the upstream is there.
+        if (err instanceof ProblemError && err.kind !== 'upstream-bad-response') breaker.failed(err)
+        else breaker.succeeded()
+        throw err
       } finally {
-        clearTimeout(budget)
+        callsInFlight--
       }
     },
     async close () {

@@ -2,7 +2,7 @@
 // 304s and compression, bodies built once per store change, large lists streamed.
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { buildHttpApp, sendProblem } from '../http-base.js'
+import { buildHttpApp, sendProblem, type HttpAppOptions } from '../http-base.js'
 import { ProblemError } from '../problems.js'
 import { ifNoneMatchHolds, JSON_CONTENT_TYPE, sendRepresentation } from '../representation.js'
 import { isLookupableSlug } from '../slug.js'
@@ -16,6 +16,7 @@ export interface PostsAppOptions {
   cacheControl?: string
   /** Lists above this many bytes are streamed rather than built whole. */
   listBufferLimit?: number
+  server?: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
@@ -23,8 +24,8 @@ const MAX_RETRY_AFTER_S = 5
 
 export const DEFAULT_CACHE_CONTROL = 'no-cache'
 
-export function buildPostsApp ({ store, logger, cacheControl = DEFAULT_CACHE_CONTROL, listBufferLimit }: PostsAppOptions): FastifyInstance {
-  const app = buildHttpApp({ logger, routes: ['/api/posts', '/api/post/:slug'] })
+export function buildPostsApp ({ store, logger, cacheControl = DEFAULT_CACHE_CONTROL, listBufferLimit, server = {} }: PostsAppOptions): FastifyInstance {
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'] })
   const bodies = createPostBodies(store, listBufferLimit)
   let consecutiveFailures = 0
 

@@ -2,7 +2,7 @@
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool, type TypeCastField, type TypeCastNext } from 'mysql2'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
-import type { ColumnInfo } from './store.js'
+import type { ColumnInfo, StoreLimits } from './store.js'
 
 /** MySQL/MariaDB BOOLEAN is TINYINT(1): read it as a boolean. */
 function typeCast (field: TypeCastField, next: TypeCastNext): unknown {
@@ -53,19 +53,15 @@ const mysqlSpec: DialectSpec = {
   readChangeToken: async () => undefined
 }
 
-export interface MysqlPoolLimits {
-  connectionLimit: number
-  connectTimeout: number
-  /** Requests that may wait for a connection; beyond it they fail at once (then 503). */
-  queueLimit: number
-}
+/** Requests that may wait for a connection; beyond it they fail at once (then 503). */
+const QUEUE_LIMIT = 100
 
-export const DEFAULT_MYSQL_LIMITS: MysqlPoolLimits = { connectionLimit: 10, connectTimeout: 3000, queueLimit: 100 }
-
-export function openMysqlStore (url: string, limits = DEFAULT_MYSQL_LIMITS): KyselyPostStore {
+export function openMysqlStore (url: string, limits: StoreLimits): KyselyPostStore {
   const pool = createPool({
     uri: url,
-    ...limits,
+    connectionLimit: limits.poolSize,
+    connectTimeout: limits.connectTimeoutMs,
+    queueLimit: QUEUE_LIMIT,
     waitForConnections: true,
     enableKeepAlive: true,
     charset: 'utf8mb4',
@@ -78,6 +74,10 @@ export function openMysqlStore (url: string, limits = DEFAULT_MYSQL_LIMITS): Kys
   })
   pool.on('connection', (connection) => {
     connection.query("SET time_zone = '+00:00'")
+    // MariaDB bounds statements in seconds, MySQL bounds SELECTs in milliseconds.
+    connection.query('SET SESSION max_statement_time = ?', [limits.statementTimeoutMs / 1000], (err) => {
+      if (err !== null) connection.query('SET SESSION max_execution_time = ?', [limits.statementTimeoutMs])
+    })
   })
   return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec)
 }

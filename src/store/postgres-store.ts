@@ -4,6 +4,7 @@ import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { bigintToJson } from './normalise-row.js'
+import type { StoreLimits } from './store.js'
 
 const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const
 
@@ -99,24 +100,13 @@ async function installChangeTracking (db: Kysely<Tables>): Promise<void> {
   })
 }
 
-export interface PostgresPoolLimits {
-  /** Connections in the pool. */
-  max: number
-  /** Wait for a free or new connection (pg's default is forever). */
-  connectionTimeoutMillis: number
-  /** Server-side bound on one statement. */
-  statementTimeoutMillis: number
-}
-
-export const DEFAULT_POSTGRES_LIMITS: PostgresPoolLimits = { max: 10, connectionTimeoutMillis: 3000, statementTimeoutMillis: 5000 }
-
-export function openPostgresStore (url: string, onPoolError: (err: Error) => void, limits = DEFAULT_POSTGRES_LIMITS): KyselyPostStore {
+export function openPostgresStore (url: string, onPoolError: (err: Error) => void, limits: StoreLimits): KyselyPostStore {
   const pool = new pg.Pool({
     connectionString: url,
-    max: limits.max,
-    connectionTimeoutMillis: limits.connectionTimeoutMillis,
+    max: limits.poolSize,
+    connectionTimeoutMillis: limits.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    statement_timeout: limits.statementTimeoutMillis,
+    statement_timeout: limits.statementTimeoutMs,
     application_name: 'blog-read-api',
     types: typeParsers
   })

@@ -52,9 +52,9 @@ test('the front revalidates its copy with If-None-Match and serves it on 304', a
 
 test('a changed upstream body is served at once', async () => {
   serveWithEtag(post('changing', { title: 'v1' }))
-  assert.equal((await get(front.url, '/api/blog/changing')).json().title, 'v1')
+  assert.equal(((await get(front.url, '/api/blog/changing')).json() as { title: string }).title, 'v1')
   serveWithEtag(post('changing', { title: 'v2' }))
-  assert.equal((await get(front.url, '/api/blog/changing')).json().title, 'v2')
+  assert.equal(((await get(front.url, '/api/blog/changing')).json() as { title: string }).title, 'v2')
 })
 
 test('strong ETag, 304 on If-None-Match, Vary and Cache-Control', async () => {

@@ -21,9 +21,11 @@ export async function listen (app: FastifyInstance): Promise<RunningApp> {
   return { app, url: `http://127.0.0.1:${port}`, port }
 }
 
-export async function startFront (apiUrl: URL, options: Partial<FrontAppOptions> & { timeoutMs?: number } = {}): Promise<RunningApp> {
-  const upstream = createUpstreamClient({ baseUrl: apiUrl, timeoutMs: options.timeoutMs ?? 2000 })
-  const app = buildFrontApp({ upstream, logger: silentLogger, ...options })
+/** A front over `apiUrl`; its circuit breaker is off unless asked, so fault tests see every mapping. */
+export async function startFront (apiUrl: URL, options: Partial<FrontAppOptions> & { timeoutMs?: number, breakerFailures?: number } = {}): Promise<RunningApp> {
+  const upstream = createUpstreamClient({ baseUrl: apiUrl, timeouts: { totalMs: options.timeoutMs ?? 2000 }, breaker: { failures: options.breakerFailures ?? 0 } })
+  const { timeoutMs: _timeoutMs, breakerFailures: _breakerFailures, ...frontOptions } = options
+  const app = buildFrontApp({ upstream, logger: silentLogger, ...frontOptions })
   app.addHook('onClose', async () => upstream.close())
   return await listen(app)
 }
