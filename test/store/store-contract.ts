@@ -2,11 +2,15 @@
 // checks, and freshness of both tiers after committed writes. Real servers, real HTTP.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
+import fc from 'fast-check'
+import { isLookupableSlug } from '../../src/slug.js'
 import { openStore } from '../../src/store/open-store.js'
 import { StoreSchemaError, type PostStore } from '../../src/store/store.js'
 import type { TestDatabase, TestServer } from '../helpers/databases.js'
-import { get } from '../helpers/http.js'
+import { get, type TestResponse } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
+import { RawKeepAliveClient } from '../helpers/raw-http.js'
+import { sqlLookingSlug, sqlString, STORED_SLUGS, STORED_WHERE_ALLOWED } from '../helpers/sql-slugs.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 
 export interface StoreFixture {
@@ -17,6 +21,9 @@ export interface StoreFixture {
   /** SQL literal of a timestamp in this store's default table (`published_at`). */
   timestamp: (iso: string) => string
 }
+
+/** Fuzzed upstream lookups per store (issue 4: a few hundred). */
+const SLUG_FUZZ_RUNS = 400
 
 export function describeStoreContract (name: string, server: TestServer, fixture: StoreFixture): void {
   describe(`${name} store contract`, { skip: server.skip }, () => {
@@ -109,6 +116,40 @@ export function describeStoreContract (name: string, server: TestServer, fixture
       })
     })
 
+    test('fuzzed SQL-looking slugs: never a 5xx, only a 404 or exactly the row with that slug', { timeout: 60_000 }, async () => {
+      const store = await migratedStore()
+      const titles = new Map<string, string>()
+      for (const [i, slug] of [...STORED_SLUGS, ...STORED_WHERE_ALLOWED].entries()) {
+        const inserted = await db.exec(`INSERT INTO posts (slug, title, content) VALUES (${sqlString(slug)}, 'row-${i}', 'c')`)
+          .then(() => true, (err: unknown) => { if (STORED_WHERE_ALLOWED.includes(slug)) return false; throw err })
+        if (inserted) titles.set(slug, `row-${i}`)
+      }
+      await withTiers(store, async ({ posts }) => {
+        // Raw keep-alive requests: a URL library would resolve a `.`/`..` slug away before sending.
+        const client = new RawKeepAliveClient(posts.port)
+        const lookup = async (slug: string): Promise<TestResponse> => {
+          const response = await client.get(Buffer.from('/api/post/' + encodeURIComponent(slug)))
+          const text = response.body.toString('utf8')
+          return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) }
+        }
+        try {
+          for (const [slug, title] of titles) assert.equal(((await lookup(slug)).json() as { title?: unknown }).title, title, `stored ${JSON.stringify(slug)}`)
+          await fc.assert(fc.asyncProperty(sqlLookingSlug, async (slug) => {
+            const response = await lookup(slug)
+            const title = titles.get(slug)
+            if (!isLookupableSlug(slug)) assertProblem(response, 'invalid-slug')
+            else if (title === undefined) assertProblem(response, 'post-not-found')
+            else assert.deepEqual([response.status, (response.json() as { slug?: unknown }).slug, (response.json() as { title?: unknown }).title], [200, slug, title])
+          }), { numRuns: SLUG_FUZZ_RUNS, includeErrorInReport: true })
+        } finally {
+          client.close()
+        }
+        // Nothing was written or dropped by any of them.
+        const slugs = ((await get(posts.url, '/api/posts')).json() as Array<{ slug: string }>).map((p) => p.slug)
+        assert.deepEqual(slugs.sort(), [...titles.keys()].sort())
+      })
+    })
+
     test('a committed insert, update and delete is visible in the next response of both tiers', async () => {
       const store = await migratedStore()
       await withTiers(store, async ({ posts, front }) => {
@@ -126,6 +167,42 @@ export function describeStoreContract (name: string, server: TestServer, fixture
         await db.exec("DELETE FROM posts WHERE slug = 'fresh-post'")
         assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
         assertProblem(await get(front.url, '/api/blog'), 'no-posts')
+      })
+    })
+
+    test('under concurrent writes, no response of either tier is older than its request', async () => {
+      const store = await migratedStore()
+      await db.exec(insert('counter', '2024-01-01T00:00:00Z', '0'))
+      await withTiers(store, async ({ posts, front }) => {
+        let committed = 0
+        let writing = true
+        const writer = (async () => {
+          for (let i = 1; i <= 25; i++) {
+            await db.exec(`UPDATE posts SET title = '${i}' WHERE slug = 'counter'`)
+            committed = i
+            await new Promise((resolve) => setTimeout(resolve, 3))
+          }
+          writing = false
+        })()
+        const reader = async (base: string, path: string, title: (body: unknown) => string): Promise<number> => {
+          let checked = 0
+          while (writing) {
+            const floor = committed
+            const response = await get(base, path)
+            assert.equal(response.status, 200)
+            assert.ok(Number(title(response.json())) >= floor, `${path} answered title ${title(response.json())} after commit ${floor}`)
+            checked++
+          }
+          return checked
+        }
+        const detail = (body: unknown): string => (body as { title: string }).title
+        const list = (body: unknown): string => (body as Array<{ title: string }>)[0]?.title ?? ''
+        const counts = await Promise.all([
+          reader(front.url, '/api/blog/counter', detail), reader(front.url, '/api/blog/counter', detail),
+          reader(front.url, '/api/blog', list), reader(posts.url, '/api/post/counter', detail), reader(posts.url, '/api/posts', list)
+        ])
+        await writer
+        assert.ok(counts.every((n) => n > 0))
       })
     })
 

@@ -1,0 +1,172 @@
+// Raw HTTP/1.1 on a `net` socket, for request targets every client library would normalise or
+// refuse: a keep-alive client (thousands of fuzzed requests per second on one socket) and a
+// one-shot exchange that reads every response until the server closes.
+import { connect, type Socket } from 'node:net'
+
+export interface RawResponse {
+  status: number
+  /** Lower-case names; a repeated header keeps its last value. */
+  headers: Record<string, string>
+  body: Buffer
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n')
+
+/**
+ * The first complete response at the start of `buffer` and the bytes after it, or undefined when
+ * more bytes are needed. Without Content-Length the body runs to the end of the connection, so
+ * it is complete only once `ended`.
+ */
+export function parseResponse (buffer: Buffer, ended: boolean): { response: RawResponse, rest: Buffer } | undefined {
+  const headEnd = buffer.indexOf(HEAD_END)
+  if (headEnd === -1) return undefined
+  const [statusLine = '', ...lines] = buffer.subarray(0, headEnd).toString('latin1').split('\r\n')
+  const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)
+  if (match === null) throw new Error(`not an HTTP response: ${JSON.stringify(statusLine)}`)
+  const headers: Record<string, string> = {}
+  for (const line of lines) {
+    const colon = line.indexOf(':')
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  // The servers under test send whole bodies with a length; chunked framing would be a change to notice.
+  if (headers['transfer-encoding'] !== undefined) throw new Error(`unexpected Transfer-Encoding: ${headers['transfer-encoding']}`)
+  const start = headEnd + HEAD_END.length
+  const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length'])
+  if (length === undefined) {
+    if (!ended) return undefined
+    return { response: { status: Number(match[1]), headers, body: buffer.subarray(start) }, rest: Buffer.alloc(0) }
+  }
+  if (buffer.length < start + length) return undefined
+  return { response: { status: Number(match[1]), headers, body: buffer.subarray(start, start + length) }, rest: buffer.subarray(start + length) }
+}
+
+const requestBytes = (target: Buffer, extraHeaders: string): Buffer =>
+  Buffer.concat([Buffer.from('GET '), target, Buffer.from(` HTTP/1.1\r\nHost: 127.0.0.1\r\n${extraHeaders}\r\n`)])
+
+/**
+ * Sends one `GET <target>` with `Connection: close` and parses every response the server wrote
+ * before closing. A target holding CR/LF may frame several requests, hence several responses.
+ */
+export async function rawExchange (port: number, target: Buffer, timeoutMs = 5000): Promise<RawResponse[]> {
+  return await new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no end of answer within ${timeoutMs} ms`)))
+    socket.on('connect', () => socket.write(requestBytes(target, 'Connection: close\r\n')))
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    // A reset after the server answered and closed (it may not read all we sent) still leaves the answer.
+    socket.on('error', (err) => { if (chunks.length === 0) reject(err) })
+    socket.on('close', () => {
+      try {
+        const responses: RawResponse[] = []
+        let buffer: Buffer = Buffer.concat(chunks)
+        for (let next = parseResponse(buffer, true); next !== undefined; next = buffer.length > 0 ? parseResponse(buffer, true) : undefined) {
+          responses.push(next.response)
+          buffer = next.rest
+        }
+        resolve(responses)
+      } catch (err) {
+        reject(err)
+      }
+    })
+  })
+}
+
+/**
+ * One keep-alive connection, one request at a time. When the server says `Connection: close`
+ * or closes (as Node does after a request its parser rejects), the next request reconnects.
+ * Targets must not hold CR or LF: those could frame a second request and desynchronise it.
+ */
+export class RawKeepAliveClient {
+  readonly #port: number
+  #socket: Socket | undefined
+  #buffer: Buffer = Buffer.alloc(0)
+  #ended = false
+  #waiting: (() => void) | undefined
+  /** Connections opened so far (the fuzz test reports how often the server closed). */
+  connections = 0
+
+  constructor (port: number) {
+    this.#port = port
+  }
+
+  async get (target: Buffer, timeoutMs = 5000): Promise<RawResponse> {
+    if (target.includes(0x0d) || target.includes(0x0a)) throw new Error('CR/LF in a keep-alive target: use rawExchange')
+    const reused = this.#socket !== undefined
+    try {
+      return await this.#send(target, timeoutMs)
+    } catch (err) {
+      // The keep-alive race: a reused socket the server had just closed. Retry once, fresh.
+      if (!reused || (err as { answered?: boolean }).answered === true) throw err
+      this.close()
+      return await this.#send(target, timeoutMs)
+    }
+  }
+
+  close (): void {
+    this.#socket?.destroy()
+    this.#socket = undefined
+  }
+
+  async #send (target: Buffer, timeoutMs: number): Promise<RawResponse> {
+    const socket = this.#socket ?? await this.#connect()
+    socket.write(requestBytes(target, ''))
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const next = parseResponse(this.#buffer, this.#ended)
+      if (next !== undefined) {
+        this.#buffer = next.rest
+        if (next.response.headers.connection?.toLowerCase() === 'close' || this.#ended) this.close()
+        return next.response
+      }
+      if (this.#ended) {
+        const answered = this.#buffer.length > 0
+        this.close()
+        throw Object.assign(new Error(`connection closed before a whole response (${this.#buffer.length} bytes)`), { answered })
+      }
+      const remaining = deadline - Date.now()
+      if (remaining <= 0) {
+        this.close()
+        throw Object.assign(new Error(`no answer within ${timeoutMs} ms for ${JSON.stringify(target.toString('latin1'))}`), { answered: true })
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining)
+        this.#waiting = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+  }
+
+  async #connect (): Promise<Socket> {
+    const socket = connect(this.#port, '127.0.0.1')
+    socket.setNoDelay(true)
+    this.#buffer = Buffer.alloc(0)
+    this.#ended = false
+    const wake = (): void => {
+      const waiting = this.#waiting
+      this.#waiting = undefined
+      waiting?.()
+    }
+    socket.on('data', (chunk: Buffer) => {
+      if (this.#socket !== socket) return
+      this.#buffer = Buffer.concat([this.#buffer, chunk])
+      wake()
+    })
+    // An error (reset) ends the connection like a close: what arrived before it is still parsed.
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      if (this.#socket !== socket) return
+      this.#ended = true
+      wake()
+    })
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve)
+      socket.once('error', reject)
+    })
+    this.#socket = socket
+    this.connections++
+    return socket
+  }
+}
