@@ -117,6 +117,7 @@ async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise
     cacheControl: config.cacheControl,
     cacheMaxBytes: config.cacheMaxBytes,
     staleIfErrorS: config.staleIfErrorS,
+    corsOrigins: config.corsOrigins,
     server: serverOptions(config)
   })
   app.addHook('onClose', async () => upstream.close())

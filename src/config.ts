@@ -38,6 +38,8 @@ export interface Config {
   readonly cacheControl: string
   /** Bytes of upstream bodies the front keeps for revalidation. */
   readonly cacheMaxBytes: number
+  /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
+  readonly corsOrigins: '*' | string[]
 }
 
 export interface ServerTimeouts {
@@ -91,6 +93,7 @@ export const SETTINGS = {
   LOG_LEVEL: { default: 'info', help: 'pino level: fatal, error, warn, info, debug, trace or silent' },
   SLUG_PATTERN: { default: DEFAULT_SLUG_PATTERN.source, help: `regular expression a slug must match (anchored; at most ${SLUG_MAX_LENGTH} characters)` },
   CACHE_CONTROL: { default: 'no-cache', help: 'Cache-Control of successful answers (no-cache: caches must revalidate, cheaply, with the ETag)' },
+  CORS_ORIGIN: { default: '*', help: "front: origins allowed to read cross-origin: '*', a comma-separated list of origins, or 'off'" },
   CACHE_MAX_MB: { default: '64', help: "memory for the front's copies of upstream bodies, revalidated on every request" }
 } as const satisfies Record<string, { default: string | undefined, help: string }>
 
@@ -146,6 +149,18 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
     cacheControl: read('CACHE_CONTROL', z.string().regex(/^[\x20-\x7e]+$/, 'expected a header value of printable ASCII')),
     cacheMaxBytes: read('CACHE_MAX_MB', z.coerce.number({ error: 'expected megabytes' })
       .int('expected whole megabytes').min(0, 'expected 0 or more').max(65_536, 'expected at most 65536')) * 1024 * 1024,
+    corsOrigins: read('CORS_ORIGIN', z.string().transform((value, ctx) => {
+      if (value === '*') return '*' as const
+      if (value === 'off') return []
+      const origins = value.split(',').map((o) => o.trim())
+      for (const origin of origins) {
+        if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://example.com` })
+          return z.NEVER
+        }
+      }
+      return origins
+    })),
     slugPattern: read('SLUG_PATTERN', z.string().transform((source, ctx) => {
       if (source === DEFAULT_SLUG_PATTERN.source) return DEFAULT_SLUG_PATTERN
       try {

@@ -16,6 +16,8 @@ export interface HttpAppOptions {
   timeouts?: Partial<ServerTimeouts>
   /** Event-loop delay beyond which requests are shed with 503 + Retry-After (0: never). */
   loadShedDelayMs?: number
+  /** OPTIONS is answered by a CORS plugin, not with 405. */
+  corsPreflight?: boolean
 }
 
 export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
@@ -95,7 +97,7 @@ function frameworkErrors (err: FastifyError, _req: FastifyRequest, reply: Fastif
   }
 }
 
-export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs = 1000 }: HttpAppOptions): FastifyInstance {
+export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs = 1000, corsPreflight = false }: HttpAppOptions): FastifyInstance {
   const { headersMs, requestMs, keepAliveMs } = { ...DEFAULT_SERVER_TIMEOUTS, ...timeouts }
   const app = Fastify({
     loggerInstance: logger,
@@ -172,7 +174,7 @@ export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs =
     sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
   })
 
-  const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD')
+  const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD' && !(corsPreflight && m === 'OPTIONS'))
   for (const url of routes) {
     app.route({
       method: otherMethods,

@@ -1,6 +1,7 @@
 // The public front API: validates, asks the upstream post API, and maps what comes back
 // (SPEC part A, and the failure mapping of "Errors"). Every request revalidates its copy with
 // the upstream (conditional, coalesced), so answers are fresh yet mostly served from memory.
+import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import type { Logger } from 'pino'
@@ -31,6 +32,8 @@ export interface FrontAppOptions {
   cacheMaxBytes?: number
   /** Seconds since its last validation that a copy may be served, flagged, when the upstream fails (0: never). */
   staleIfErrorS?: number
+  /** Origins allowed to read cross-origin: '*' (any, the default), a list, or none ([]). */
+  corsOrigins?: '*' | string[]
   server?: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
 }
 
@@ -100,9 +103,21 @@ export function buildFrontApp ({
   cacheControl = DEFAULT_CACHE_CONTROL,
   cacheMaxBytes = 64 * 1024 * 1024,
   staleIfErrorS = 0,
+  corsOrigins = '*',
   server = {}
 }: FrontAppOptions): FastifyInstance {
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug'] })
+  const corsOn = corsOrigins === '*' || corsOrigins.length > 0
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug'], corsPreflight: corsOn })
+  if (corsOn) {
+    // Public, read-only data: never with credentials; clients may revalidate and read our headers.
+    void app.register(cors, {
+      origin: corsOrigins,
+      methods: ['GET', 'HEAD'],
+      credentials: false,
+      exposedHeaders: ['ETag', 'X-Request-Id', 'Retry-After', 'Cache-Status'],
+      maxAge: 86_400
+    })
+  }
   const isValidSlug = createSlugValidator(slugPattern)
   const coalescer = createCoalescer<Outcome>()
   const cache = new LRUCache<string, CheckedBody>({

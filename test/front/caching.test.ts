@@ -137,3 +137,28 @@ test('a streamed list cut off upstream is cut off for the client, never complete
     await response.body.text()
   })
 })
+
+test('CORS: any origin may read, preflights are answered, credentials never allowed', async () => {
+  serveWithEtag(post('shared'))
+  const simple = await get(front.url, '/api/blog/shared', { origin: 'https://reader.example' })
+  assert.equal(simple.headers['access-control-allow-origin'], '*')
+  assert.match(String(simple.headers['access-control-expose-headers']), /ETag/)
+  const preflight = await get(front.url, '/api/blog/shared', {
+    origin: 'https://reader.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match'
+  }, 'OPTIONS')
+  assert.equal(preflight.status, 204)
+  assert.match(String(preflight.headers['access-control-allow-methods']), /GET/)
+  assert.equal(preflight.headers['access-control-allow-credentials'], undefined)
+})
+
+test('CORS off: no CORS headers and OPTIONS is 405', async () => {
+  const closed = await startFront(upstream.url, { corsOrigins: [] })
+  try {
+    serveWithEtag(post('private'))
+    const response = await get(closed.url, '/api/blog/private', { origin: 'https://reader.example' })
+    assert.equal(response.headers['access-control-allow-origin'], undefined)
+    assertProblem(await get(closed.url, '/api/blog/private', {}, 'OPTIONS'), 'method-not-allowed')
+  } finally {
+    await closed.app.close()
+  }
+})
