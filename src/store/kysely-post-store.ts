@@ -66,11 +66,6 @@ export class KyselyPostStore implements PostStore {
     return (this.#hasPublishedAt ? query.orderBy(this.#spec.newestFirst) : query).orderBy(this.#spec.slugOrder)
   }
 
-  async listPosts (): Promise<Post[]> {
-    const rows = await this.#read(() => this.#listQuery().execute())
-    return rows.map(this.#normalise)
-  }
-
   async * streamPosts (): AsyncIterable<Post> {
     const query = this.#listQuery()
     const rows = this.#spec.streamRows?.(query.compile()) ?? query.stream(STREAM_BATCH_ROWS)

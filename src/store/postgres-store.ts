@@ -113,5 +113,10 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
   // An idle connection that the server drops (restart, pg_terminate_backend) emits 'error' on
   // the pool; unhandled, it would crash the process. The pool replaces it on the next query.
   pool.on('error', onPoolError)
+  // …but a checked-out client has no pool listener, and node-postgres emits 'error' on a client
+  // whose connection dies even while its query is failing (pg_terminate_backend, a restart):
+  // unhandled, that crashed the post API under load (test/store/fault-under-load.test.ts). The
+  // failing query is already a logged 503, and the pool drops the dead client on release.
+  pool.on('connect', (client) => { client.on('error', () => {}) })
   return new KyselyPostStore(new Kysely<Tables>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) }), postgresSpec)
 }

@@ -22,9 +22,10 @@ export interface ColumnInfo {
  */
 export interface PostStore {
   readonly dialect: Dialect
-  /** Every post, newest first by `published_at` when that column exists, then by slug (bytewise). */
-  listPosts (): Promise<Post[]>
-  /** The same rows as listPosts, read from a cursor a batch at a time, for lists too large to hold. */
+  /**
+   * Every post, newest first by `published_at` when that column exists, then by slug
+   * (bytewise), read from a cursor a batch at a time so that no list is too large to serve.
+   */
   streamPosts (): AsyncIterable<Post>
   /**
    * A cheap token that changes whenever a committed write may have changed what the reads

@@ -5,7 +5,7 @@ import { after, before, beforeEach, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { isLookupableSlug } from '../../src/slug.js'
 import { openStore } from '../../src/store/open-store.js'
-import { StoreSchemaError, type PostStore } from '../../src/store/store.js'
+import { StoreSchemaError, type Post, type PostStore } from '../../src/store/store.js'
 import type { TestDatabase, TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -214,7 +214,8 @@ export function describeStoreContract (name: string, server: TestServer, fixture
         await writer.checkSchema()
         assert.equal(await writer.seed(), 3)
         assert.equal(await writer.seed(), 0)
-        const posts = await writer.listPosts()
+        const posts: Post[] = []
+        for await (const post of writer.streamPosts()) posts.push(post)
         assert.deepEqual(posts.map((p) => p.slug), ['slugs-and-stores', 'two-tiers', 'hello-world'])
         assert.deepEqual(posts[2]?.tags, ['intro'])
         assert.equal(posts[2]?.published_at, '2026-01-05T09:00:00.000Z')
