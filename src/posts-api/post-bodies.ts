@@ -14,7 +14,7 @@ export const LIST_BUFFER_LIMIT = 8 * 1024 * 1024
 /** Posts kept per change token; a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
 /** Streamed lists are written in chunks of about this size. */
-const STREAM_CHUNK_CHARS = 64 * 1024
+const STREAM_CHUNK_CHARS = 16 * 1024
 
 export type ListBody =
   | { kind: 'whole', representation: Representation }
@@ -116,6 +116,9 @@ async function * serialise (posts: AsyncIterable<Post>): AsyncIterable<string> {
     if (chunk.length >= STREAM_CHUNK_CHARS) {
       yield chunk
       chunk = ''
+      // A fast reader (loopback) could otherwise drain a cursor that answers at once (SQLite)
+      // without ever giving the event loop back: other requests would wait for the whole list.
+      await new Promise(setImmediate)
     }
   }
   yield `${chunk}]`

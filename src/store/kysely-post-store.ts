@@ -24,14 +24,14 @@ export interface DialectSpec {
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */
   readChangeToken (db: Kysely<Tables>): Promise<string | undefined>
-  /** Rows of `query` from a cursor; SQLite uses a connection of its own, so other reads go on meanwhile. */
-  streamRows? (query: CompiledQuery): AsyncIterable<Record<string, unknown>>
+  /**
+   * Rows of `query` from a cursor, on a connection of its own (other reads go on meanwhile),
+   * without the statement time-out: a long list takes as long as its slowest client.
+   */
+  streamRows (query: CompiledQuery): AsyncIterable<Record<string, unknown>>
   /** How this store's default table takes a timestamp parameter. */
   timestampParameter (date: Date): unknown
 }
-
-/** Rows fetched per cursor round trip when streaming a list. */
-const STREAM_BATCH_ROWS = 500
 
 export class KyselyPostStore implements PostStore {
   readonly dialect: Dialect
@@ -67,8 +67,7 @@ export class KyselyPostStore implements PostStore {
   }
 
   async * streamPosts (): AsyncIterable<Post> {
-    const query = this.#listQuery()
-    const rows = this.#spec.streamRows?.(query.compile()) ?? query.stream(STREAM_BATCH_ROWS)
+    const rows = this.#spec.streamRows(this.#listQuery().compile())
     try {
       for await (const row of rows) yield this.#normalise(row)
     } catch (err) {

@@ -1,6 +1,6 @@
 // MySQL and MariaDB through mysql2.
-import { Kysely, MysqlDialect, sql } from 'kysely'
-import { createPool, type TypeCastField, type TypeCastNext } from 'mysql2'
+import { Kysely, MysqlDialect, sql, type CompiledQuery } from 'kysely'
+import { createPool, type Connection, type Pool, type PoolConnection, type TypeCastField, type TypeCastNext } from 'mysql2'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import type { ColumnInfo, StoreLimits } from './store.js'
 
@@ -15,7 +15,43 @@ function typeCast (field: TypeCastField, next: TypeCastNext): unknown {
 
 const JSON_VALID_CHECK = /json_valid\(`((?:[^`]|``)+)`\)/gi
 
-const mysqlSpec: DialectSpec = {
+/** Rows buffered per streamed list. */
+const STREAM_HIGH_WATER_ROWS = 200
+
+/**
+ * A list streamed on a connection of its own, with the statement time-out lifted for it: the
+ * query lasts as long as the client takes to read the list (MariaDB's max_statement_time and
+ * MySQL's max_execution_time would cut a long one short).
+ */
+async function * streamRows (pool: Pool, query: CompiledQuery, statementTimeoutMs: number): AsyncGenerator<Record<string, unknown>> {
+  const connection = await new Promise<PoolConnection>((resolve, reject) => {
+    pool.getConnection((err, acquired) => { if (err === null) resolve(acquired); else reject(err) })
+  })
+  // Only a connection that read its whole result and got its time-out back is reused: one left
+  // mid-result (the client went away) or broken is destroyed.
+  let reusable = false
+  try {
+    await setStatementTimeout(connection, 0)
+    yield * connection.query(query.sql, [...query.parameters]).stream({ highWaterMark: STREAM_HIGH_WATER_ROWS }) as AsyncIterable<Record<string, unknown>>
+    await setStatementTimeout(connection, statementTimeoutMs)
+    reusable = true
+  } finally {
+    if (reusable) connection.release()
+    else connection.destroy()
+  }
+}
+
+/** MariaDB bounds statements in seconds, MySQL bounds SELECTs in milliseconds; 0 lifts either. */
+async function setStatementTimeout (connection: Connection, ms: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    connection.query('SET SESSION max_statement_time = ?', [ms / 1000], (err) => {
+      if (err === null) resolve()
+      else connection.query('SET SESSION max_execution_time = ?', [ms], () => resolve())
+    })
+  })
+}
+
+const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   dialect: 'mysql',
   async describeColumns (db) {
     const { rows } = await sql<{ name: string }>`
@@ -47,11 +83,12 @@ const mysqlSpec: DialectSpec = {
     ) CHARACTER SET utf8mb4`.execute(db)
   },
   timestampParameter: (date) => date,
+  streamRows: (query) => streamRows(pool, query, statementTimeoutMs),
   // No change detector: MySQL's TRUNCATE bypasses triggers, so a trigger-kept counter could
   // miss a change. Every answer is read afresh (ETags and 304s still work, from the bytes).
   detectChangeTracking: async () => false,
   readChangeToken: async () => undefined
-}
+})
 
 /** Requests that may wait for a connection; beyond it they fail at once (then 503). */
 const QUEUE_LIMIT = 100
@@ -74,10 +111,7 @@ export function openMysqlStore (url: string, limits: StoreLimits): KyselyPostSto
   })
   pool.on('connection', (connection) => {
     connection.query("SET time_zone = '+00:00'")
-    // MariaDB bounds statements in seconds, MySQL bounds SELECTs in milliseconds.
-    connection.query('SET SESSION max_statement_time = ?', [limits.statementTimeoutMs / 1000], (err) => {
-      if (err !== null) connection.query('SET SESSION max_execution_time = ?', [limits.statementTimeoutMs])
-    })
+    void setStatementTimeout(connection, limits.statementTimeoutMs)
   })
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec)
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec(pool, limits.statementTimeoutMs))
 }

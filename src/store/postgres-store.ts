@@ -1,5 +1,5 @@
 // PostgreSQL (and PostgreSQL-compatible engines) through node-postgres.
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
@@ -31,7 +31,34 @@ const typeParsers = {
   }
 } as pg.CustomTypesConfig
 
-const postgresSpec: DialectSpec = {
+/** Rows per cursor read: a few concurrent streams stay within a few MB. */
+const CURSOR_BATCH_ROWS = 50
+
+/**
+ * A list read from a cursor on a connection of its own. `statement_timeout` is lifted for it:
+ * the cursor is one statement for as long as the client takes to read the list (a 100,000-post
+ * list to a slow client takes minutes); the front's body time-out bounds a stalled reader.
+ */
+async function * streamRows (pool: pg.Pool, query: CompiledQuery): AsyncGenerator<Record<string, unknown>> {
+  const client = await pool.connect()
+  // Only a connection that read its whole result and got its time-out back is reused: one left
+  // mid-cursor (the client went away) or broken is destroyed.
+  let reusable = false
+  try {
+    await client.query('SET statement_timeout = 0')
+    const cursor = client.query(new Cursor<Record<string, unknown>>(query.sql, [...query.parameters]))
+    for (let rows = await cursor.read(CURSOR_BATCH_ROWS); rows.length > 0; rows = await cursor.read(CURSOR_BATCH_ROWS)) {
+      yield * rows
+    }
+    await cursor.close()
+    await client.query('RESET statement_timeout')
+    reusable = true
+  } finally {
+    client.release(!reusable)
+  }
+}
+
+const postgresSpec = (pool: pg.Pool): DialectSpec => ({
   dialect: 'postgres',
   async describeColumns (db) {
     // to_regclass follows search_path, as the unqualified `posts` of our queries does.
@@ -74,8 +101,9 @@ const postgresSpec: DialectSpec = {
     if (row?.rel == null) throw new Error('the posts table is missing')
     return row.tracked ? `${row.rel}.${row.version}` : undefined
   },
-  timestampParameter: (date) => date
-}
+  timestampParameter: (date) => date,
+  streamRows: (query) => streamRows(pool, query)
+})
 
 /**
  * A one-row counter that a statement-level trigger bumps inside every transaction that writes
@@ -118,5 +146,5 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
   // unhandled, that crashed the post API under load (test/store/fault-under-load.test.ts). The
   // failing query is already a logged 503, and the pool drops the dead client on release.
   pool.on('connect', (client) => { client.on('error', () => {}) })
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) }), postgresSpec)
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), postgresSpec(pool))
 }
