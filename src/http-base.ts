@@ -41,7 +41,7 @@ function requestId (req: IncomingMessage): string {
 }
 
 // OWASP REST Security Cheat Sheet headers for API responses (Fastify never sends X-Powered-By).
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',

@@ -2,6 +2,7 @@
 // and the oracle saying what the front must do with each, computed from the wire bytes alone.
 import fc from 'fast-check'
 import { createSlugValidator, DEFAULT_SLUG_PATTERN } from '../../src/slug.js'
+import { createRandom } from '../../bench/random.js'
 
 /** Table (b) of RELIABILITY.md, as the slug segment goes on the wire (some raw, some encoded). */
 export const TABLE_B_SEGMENTS: readonly string[] = [
@@ -20,18 +21,6 @@ export const TABLE_B_TARGETS: readonly string[] = [
 
 const isValidSlug = createSlugValidator()
 
-/** A small seeded PRNG, so "encode some characters" is part of the generated (and shrinkable) value. */
-function prng (seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export interface Encoding {
   /** Which bytes are percent-encoded. */
   mode: 'none' | 'some' | 'all'
@@ -42,7 +31,8 @@ export interface Encoding {
 }
 
 export function percentEncode (bytes: Buffer, { mode, hex, double, seed }: Encoding): Buffer {
-  const random = prng(seed)
+  // Seeded, so "encode some characters" is part of the generated (and shrinkable) value.
+  const random = createRandom(seed)
   const pct = (byte: number): string => {
     const digits = byte.toString(16).padStart(2, '0')
     const upper = hex === 'upper' || (hex === 'mixed' && random() < 0.5)

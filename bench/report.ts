@@ -1,0 +1,161 @@
+// The results: checked against the issue's targets, rendered as Markdown, and written with the
+// JSON under bench/results/ (a timestamped pair, and latest.json / latest.md).
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { LoadFigures, TimedResponse } from './load.js'
+import type { Usage } from './processes.js'
+import { MEMORY_RUN, SCENARIOS, type ScenarioName } from './scenarios.js'
+
+export const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url))
+
+export type Target = 'baseline' | 'service'
+
+export interface LoadResult {
+  kind: 'load'
+  store: string
+  scenario: ScenarioName
+  posts: number
+  figures: Partial<Record<Target, LoadFigures & Usage>>
+  /** Service requests/s over baseline requests/s. */
+  ratio?: number
+  checks: { ratio?: boolean, p99?: boolean }
+  error?: string
+}
+
+export interface MemoryResult {
+  kind: 'memory'
+  store: string
+  scenario: 'list-100000'
+  posts: number
+  figures: Partial<Record<Target, { responses: TimedResponse[], peakRssMb: Record<string, number> }>>
+  /** Baseline mean total time over the service's: like the other ratios, 1 is the limit. */
+  ratio?: number
+  checks: { completes?: boolean, rss?: boolean, firstByte?: boolean }
+  error?: string
+}
+
+export type ScenarioResult = LoadResult | MemoryResult
+
+export interface BenchReport {
+  date: string
+  machine: { cpus: number, cpuModel: string, memoryGb: number, os: string, node: string }
+  build: { cli: string, gitCommit: string, srcModified: boolean }
+  settings: { stores: string[], connections: number, rounds: number, roundS: number, warmupS: number, smoke: boolean, cpuProf: boolean, rss: string }
+  results: ScenarioResult[]
+  /** What did not work: a process that did not start, a scenario without its expected answers. */
+  problems: string[]
+  /** Figures that may not compare like with like (bodies that differ from the baseline's). */
+  warnings: string[]
+}
+
+export function checkLoad (result: LoadResult): void {
+  const { service, baseline } = result.figures
+  if (service === undefined || baseline === undefined) return
+  const scenario = SCENARIOS[result.scenario]
+  result.ratio = baseline.requestsPerSecond > 0 ? service.requestsPerSecond / baseline.requestsPerSecond : 0
+  if (scenario.minRatio !== undefined) result.checks.ratio = result.ratio >= scenario.minRatio
+  if (scenario.maxP99Ms !== undefined) result.checks.p99 = service.p99Ms <= scenario.maxP99Ms
+}
+
+export function checkMemory (result: MemoryResult): void {
+  const { service, baseline } = result.figures
+  if (service === undefined || baseline === undefined) return
+  const mean = (responses: TimedResponse[]): number => responses.reduce((sum, r) => sum + r.totalMs, 0) / responses.length
+  const fullSize = Math.max(...baseline.responses.map((r) => r.bytes))
+  result.checks.completes = service.responses.every((r) => r.status === 200 && r.error === undefined && r.bytes === fullSize)
+  // Failed answers are quick: a ratio of times means something only when every list was whole.
+  if (result.checks.completes) result.ratio = mean(baseline.responses) / mean(service.responses)
+  result.checks.rss = Object.values(service.peakRssMb).every((mb) => mb <= MEMORY_RUN.maxRssMb)
+  result.checks.firstByte = service.responses.every((r) => r.firstByteMs < MEMORY_RUN.maxFirstByteMs)
+}
+
+const mark = (pass: boolean | undefined): string => pass === undefined ? '' : pass ? '✅' : '❌'
+/** Rounded down, so that a ratio shown as 0.30 has passed a 0.30 target. */
+const ratio = (value: number | undefined): string => value === undefined ? '–' : (Math.floor(value * 100) / 100).toFixed(2)
+const whole = (n: number): string => Math.round(n).toLocaleString('en-US')
+/** A row for a scenario that has no figures: its message, then empty cells up to `columns`. */
+const errorRow = (cells: Array<string | number>, message: string, columns: number): string =>
+  `| ${[...cells, message].join(' | ')} |${' |'.repeat(columns - cells.length - 1)}`
+const mb = (peaks: Record<string, number> | undefined, names: string[]): string =>
+  names.map((name) => peaks?.[name] === undefined ? '–' : whole(peaks[name])).join(' / ')
+
+/** The load generator used most of a core: that side's req/s is bounded by the client, not the server. */
+const LOAD_BOUND_CPU = 0.9
+
+function requestsPerSecond (f: LoadFigures & Usage): string {
+  return whole(f.requestsPerSecond) + (f.loadCpuMs >= LOAD_BOUND_CPU * f.wallMs ? ' ‡' : '')
+}
+
+function cpuPerRequest (f: LoadFigures & Usage): string {
+  const responses = Object.values(f.statuses).reduce((sum, n) => sum + n, 0)
+  const ms = Object.values(f.cpuMs).reduce((sum, n) => sum + n, 0)
+  return responses === 0 ? '–' : whole(1000 * ms / responses)
+}
+
+function loadRow (r: LoadResult): string {
+  const { service: s, baseline: b } = r.figures
+  const scenario = SCENARIOS[r.scenario]
+  if (s === undefined || b === undefined) return errorRow([r.store, r.scenario, r.posts], r.error ?? 'not run', 13)
+  const target = scenario.minRatio === undefined ? '–' : `≥ ${scenario.minRatio.toFixed(2)} ${mark(r.checks.ratio)}`
+  const p99 = scenario.maxP99Ms === undefined ? '–' : mark(r.checks.p99)
+  return `| ${r.store} | ${r.scenario} | ${r.posts} | ${requestsPerSecond(s)} | ${requestsPerSecond(b)} | ` +
+    `**${ratio(r.ratio)}** | ${target} | ${s.p50Ms} / ${s.p99Ms} | ${b.p50Ms} / ${b.p99Ms} | ${p99} | ` +
+    `${cpuPerRequest(s)} / ${cpuPerRequest(b)} | ${s.unexpected} / ${b.unexpected} | ` +
+    `${mb({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} |`
+}
+
+function memoryRow (r: MemoryResult): string {
+  const { service: s, baseline: b } = r.figures
+  if (s === undefined || b === undefined) return errorRow([r.store], r.error ?? 'not run', 12)
+  const each = (responses: TimedResponse[], key: 'firstByteMs' | 'totalMs'): string => responses.map((x) => whole(x[key])).join(', ')
+  const statuses = [...new Set(s.responses.map((x) => x.error === undefined ? String(x.status) : `error (${x.error})`))].join(', ')
+  return `| ${r.store} | ${statuses} | ${each(s.responses, 'firstByteMs')} | ${each(b.responses, 'firstByteMs')} | ` +
+    `${each(s.responses, 'totalMs')} | ${each(b.responses, 'totalMs')} | ${(Math.max(...b.responses.map((x) => x.bytes)) / 1e6).toFixed(0)} | ` +
+    `**${ratio(r.ratio)}** | ${mb({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} | ` +
+    `${mark(r.checks.completes)} | ${mark(r.checks.rss)} | ${mark(r.checks.firstByte)} |`
+}
+
+export function renderMarkdown (report: BenchReport): string {
+  const { machine, build, settings } = report
+  const loads = report.results.filter((r): r is LoadResult => r.kind === 'load')
+  const memory = report.results.filter((r): r is MemoryResult => r.kind === 'memory')
+  const lines = [
+    `# Blog Read API benchmark, ${report.date}`, '',
+    `- Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, ${machine.os}, Node ${machine.node}`,
+    `- Build: \`${build.cli}\` (git ${build.gitCommit}${build.srcModified ? ', src/ modified' : ''})`,
+    `- Settings: stores ${settings.stores.join(', ')}; ${settings.connections} connections; per scenario, ${settings.warmupS} s of ` +
+      `warm-up on each server, then ${settings.rounds} round${settings.rounds === 1 ? '' : 's'} of ${settings.roundS} s alternating baseline and service` +
+      `${settings.smoke ? '; smoke' : ''}${settings.cpuProf ? '; --cpu-prof' : ''}`,
+    `- Peak RSS: ${settings.rss}`,
+    '- Ratio: service requests/s ÷ baseline requests/s. Latencies in ms (whole ms, from autocannon). CPU µs/req: ' +
+      'CPU time of the server processes (post API + front, or baseline) per response. Unexpected: other statuses, errors and timeouts.',
+    `- ‡: the load generator (this process) used over ${LOAD_BOUND_CPU * 100} % of a core during those runs, so they measure the client as much as the server.`, ''
+  ]
+  if (loads.length > 0) {
+    lines.push('| store | scenario | posts | service req/s | baseline req/s | ratio | target | service p50 / p99 | baseline p50 / p99 | p99 ≤ 25 ms | ' +
+      'CPU µs/req svc / base | unexpected svc / base | peak RSS MB api / front / base |',
+      '|---|---|--:|--:|--:|--:|---|--:|--:|---|--:|--:|--:|', ...loads.map(loadRow), '')
+  }
+  if (memory.length > 0) {
+    lines.push(`### list-100000 (memory run: ${MEMORY_RUN.sequential} sequential requests, then ${MEMORY_RUN.concurrent} at once)`, '',
+      'Times in ms for each response; ratio: baseline mean total time ÷ service mean total time.', '',
+      '| store | service statuses | service first byte | baseline first byte | service total | baseline total | MB | ratio | peak RSS MB api / front / base | completes | RSS ≤ 200 MB | first byte < 1 s |',
+      '|---|---|--:|--:|--:|--:|--:|--:|--:|---|---|---|', ...memory.map(memoryRow), '')
+  }
+  if (report.problems.length > 0) lines.push('**Problems**', '', ...report.problems.map((p) => `- ${p}`), '')
+  if (report.warnings.length > 0) lines.push('**Warnings**', '', ...report.warnings.map((w) => `- ${w}`), '')
+  return lines.join('\n')
+}
+
+/** Writes `<date>.json` and `<date>.md`, and the same as latest.json / latest.md; returns the Markdown file. */
+export function writeReport (report: BenchReport, markdown: string): string {
+  mkdirSync(RESULTS_DIR, { recursive: true })
+  const stamp = report.date.replace(/[:.]/g, '-')
+  const json = JSON.stringify(report, null, 2) + '\n'
+  for (const name of [stamp, 'latest']) {
+    writeFileSync(join(RESULTS_DIR, `${name}.json`), json)
+    writeFileSync(join(RESULTS_DIR, `${name}.md`), markdown)
+  }
+  return join(RESULTS_DIR, `${stamp}.md`)
+}

@@ -1,0 +1,298 @@
+// `npm run bench` (issue 3): the service's tiers as separate processes, and the baseline beside
+// them, loaded alternately in the same run, so every figure is a ratio taken under the same
+// conditions. Progress goes to stderr; the Markdown table to stdout and, with the JSON, to bench/results/.
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { cpus, release, totalmem, type } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { RawResult } from 'autocannon'
+import { DEFAULT_POSTGRES_URL, preparePostgresDataset, prepareSqliteDataset, slugOf } from './dataset.js'
+import { fetchEtags, getBody, runLoad, summarise, timedRequests, type RequestSource } from './load.js'
+import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, watch, type Child, type Usage } from './processes.js'
+import { checkLoad, checkMemory, renderMarkdown, RESULTS_DIR, writeReport, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
+import { FULL_PLAN, MEMORY_RUN, requestSource, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName } from './scenarios.js'
+
+const STORES = ['sqlite', 'postgres'] as const
+type Store = typeof STORES[number]
+const TARGETS: readonly Target[] = ['baseline', 'service']
+
+const HOST = '127.0.0.1'
+const BASELINE_SCRIPT = 'bench/baseline-server.ts'
+
+interface Options {
+  stores: Store[]
+  scenarios: Set<ScenarioName>
+  connections: number
+  /** Measured runs per scenario and server, `roundS` seconds each (about --duration in all). */
+  rounds: number
+  roundS: number
+  warmupS: number
+  smoke: boolean
+  cpuProf: boolean
+  cli: string
+  postgresUrl: string
+  serviceEnv: (settings: Record<string, string>) => NodeJS.ProcessEnv
+}
+
+function parseOptions (argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      store: { type: 'string' },
+      scenario: { type: 'string' },
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      smoke: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false }
+    }
+  })
+  const smoke = values.smoke === true
+  const list = <T extends string>(value: string, allowed: readonly T[], flag: string): T[] => value.split(',').map((item) => {
+    if (!(allowed as readonly string[]).includes(item)) throw new Error(`--${flag} ${item}: expected one of ${allowed.join(', ')}`)
+    return item as T
+  })
+  const number = (value: string | undefined, fallback: number, flag: string, min: number): number => {
+    const n = Number(value ?? fallback)
+    if (!Number.isFinite(n) || n < min) throw new Error(`--${flag} ${value}: expected a number of at least ${min}`)
+    return n
+  }
+  const durationS = number(values.duration, smoke ? 1 : 10, 'duration', 1)
+  const rounds = Math.round(number(values.rounds, smoke ? 1 : 5, 'rounds', 1))
+  const cli = resolve(process.env.BENCH_CLI ?? 'dist/cli.js')
+  if (!existsSync(cli)) throw new Error(`no built CLI at ${cli}: run \`npm run build\` or set BENCH_CLI`)
+  return {
+    stores: list(values.store ?? (smoke ? 'sqlite' : STORES.join(',')), STORES, 'store'),
+    scenarios: new Set(values.scenario === undefined ? SCENARIO_NAMES : list(values.scenario, SCENARIO_NAMES, 'scenario')),
+    connections: number(values.connections, 50, 'connections', 1),
+    rounds,
+    // autocannon ends a run on its 1-second tick: whole seconds waste no time.
+    roundS: Math.max(1, Math.round(durationS / rounds)),
+    warmupS: number(values.warmup, smoke ? 0 : 2, 'warmup', 0),
+    smoke,
+    cpuProf: values['cpu-prof'] === true,
+    cli,
+    postgresUrl: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL,
+    serviceEnv: createServiceEnv(cli)
+  }
+}
+
+const log = (message: string): void => { process.stderr.write(`${message}\n`) }
+const message = (err: unknown): string => err instanceof Error ? err.message : String(err)
+
+/**
+ * The environment of the processes under test: the caller's, without any of the service's
+ * settings (read from `--help`, so new ones are covered), so that every run uses the defaults.
+ */
+function createServiceEnv (cli: string): (settings: Record<string, string>) => NodeJS.ProcessEnv {
+  const help = execFileSync(process.execPath, [cli, '--help'], { encoding: 'utf8' })
+  const env = { ...process.env }
+  for (const [, name = ''] of help.matchAll(/^\s+--[a-z0-9-]+\s+([A-Z][A-Z0-9_]*):/gm)) delete env[name]
+  return (settings) => ({ ...env, HOST, LOG_LEVEL: 'warn', ...settings })
+}
+
+interface Tiers {
+  baseline: Child
+  postsApi: Child
+  front: Child
+}
+
+async function startTiers (options: Options, store: Store, posts: number, databaseUrl: string, sqliteFile: string, stamp: string): Promise<Tiers> {
+  const [basePort = 0, postsPort = 0, blogPort = 0] = await freePorts(3)
+  const origin = (port: number): string => `http://${HOST}:${port}`
+  const profile = (tier: string): string[] => options.cpuProf
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS_DIR, 'profiles')}`, `--cpu-prof-name=${stamp}-${store}-${posts}-${tier}.cpuprofile`]
+    : []
+  const started: Child[] = []
+  try {
+    started.push(await startProcess('baseline', ['--import', 'tsx', BASELINE_SCRIPT, '--db', sqliteFile, '--port', String(basePort)],
+      options.serviceEnv({}), origin(basePort)))
+    started.push(await startProcess('posts-api', [...profile('posts-api'), options.cli, 'posts-api'],
+      options.serviceEnv({ DATABASE_URL: databaseUrl, POSTS_PORT: String(postsPort) }), origin(postsPort)))
+    started.push(await startProcess('front', [...profile('front'), options.cli, 'front'],
+      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort) }), origin(blogPort)))
+  } catch (err) {
+    for (const child of started) await stopProcess(child)
+    throw err
+  }
+  const [baseline, postsApi, front] = started as [Child, Child, Child]
+  return { baseline, postsApi, front }
+}
+
+const originOf = (tiers: Tiers, target: Target): string => target === 'baseline' ? tiers.baseline.origin : tiers.front.origin
+const processesOf = (tiers: Tiers, target: Target): Child[] => target === 'baseline' ? [tiers.baseline] : [tiers.postsApi, tiers.front]
+
+/** The ratios mean something only if both answer the same bytes. */
+async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: number): Promise<string[]> {
+  // A list of 100,000 posts is too large to hold twice here; its sizes are compared by the memory run.
+  const paths = [`/api/blog/${slugs[0] ?? ''}`, ...(posts <= 1000 ? ['/api/blog'] : [])]
+  const differences: string[] = []
+  for (const path of paths) {
+    const [baseline, service] = await Promise.all(TARGETS.map(async (target) => await getBody(originOf(tiers, target), path)))
+    if (baseline !== undefined && service !== undefined && !baseline.body.equals(service.body)) {
+      differences.push(`${posts} posts: GET ${path} answers differ (service ${service.status}, ${service.body.length} bytes; ` +
+        `baseline ${baseline.status}, ${baseline.body.length} bytes)`)
+    }
+  }
+  return differences
+}
+
+/**
+ * Warm-up on each, then rounds alternating baseline and service, so that whatever else the
+ * machine does in the meantime weighs on both alike.
+ */
+async function measureLoad (options: Options, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[]): Promise<LoadResult> {
+  const { expectedStatus } = SCENARIOS[name]
+  const result: LoadResult = { kind: 'load', store, scenario: name, posts, figures: {}, checks: {} }
+  const { connections } = options
+  const runs: Array<{ target: Target, origin: string, source: RequestSource, results: RawResult[], usage: Usage }> = []
+  for (const target of TARGETS) {
+    const origin = originOf(tiers, target)
+    const etags = name === 'detail-304' ? await fetchEtags(origin, slugs) : new Map<string, string>()
+    if (name === 'detail-304' && etags.size < slugs.length) {
+      result.error = `the ${target} sent no ETag for ${slugs.length - etags.size} of ${slugs.length} posts`
+      return result
+    }
+    const source = requestSource(name, slugs, etags)
+    if (options.warmupS > 0) await runLoad(origin, source, { connections, durationS: options.warmupS })
+    runs.push({ target, origin, source, results: [], usage: emptyUsage() })
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    for (const run of runs) {
+      const stopWatching = watch(processesOf(tiers, run.target), run.usage)
+      run.results.push(await runLoad(run.origin, run.source, { connections, durationS: options.roundS }))
+      stopWatching()
+    }
+  }
+  for (const run of runs) result.figures[run.target] = { ...summarise(run.results, run.origin, expectedStatus), ...run.usage }
+  checkLoad(result)
+  return result
+}
+
+/** list-100000: few requests, each timed; its processes serve nothing else, so VmHWM is this run's peak. */
+async function measureMemory (tiers: Tiers, store: Store, posts: number): Promise<MemoryResult> {
+  const result: MemoryResult = { kind: 'memory', store, scenario: 'list-100000', posts, figures: {}, checks: {} }
+  for (const target of TARGETS) {
+    const responses = await timedRequests(originOf(tiers, target), '/api/blog', MEMORY_RUN)
+    const peakRssMb = Object.fromEntries(processesOf(tiers, target).map((child) => [child.name, memoryMb(child.pid, 'VmHWM')]))
+    result.figures[target] = { responses, peakRssMb }
+  }
+  checkMemory(result)
+  return result
+}
+
+function summary (result: LoadResult | MemoryResult): string {
+  if (result.error !== undefined) return result.error
+  if (result.kind === 'memory') {
+    const s = result.figures.service?.responses ?? []
+    return `service statuses ${s.map((r) => r.status).join(',')}, first byte ≤ ${Math.round(Math.max(...s.map((r) => r.firstByteMs)))} ms, ratio ${result.ratio?.toFixed(2) ?? '–'}`
+  }
+  const { service, baseline } = result.figures
+  return `baseline ${Math.round(baseline?.requestsPerSecond ?? 0)} req/s, service ${Math.round(service?.requestsPerSecond ?? 0)} req/s ` +
+    `(ratio ${result.ratio?.toFixed(2)}, p99 ${service?.p99Ms} ms, unexpected ${service?.unexpected})`
+}
+
+async function runPhase (options: Options, report: BenchReport, store: Store, phase: Phase, stamp: string): Promise<void> {
+  const label = `${store}, ${phase.posts} posts`
+  log(`${label}: preparing the dataset (cached after the first run)`)
+  const env = options.serviceEnv({})
+  const sqliteFile = await prepareSqliteDataset(phase.posts, options.cli, env)
+  const databaseUrl = store === 'sqlite' ? sqliteFile : await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env)
+  const slugs = Array.from({ length: phase.posts }, (_, i) => slugOf(i))
+  const tiers = await startTiers(options, store, phase.posts, databaseUrl, sqliteFile, stamp)
+  try {
+    report.warnings.push(...(await compareBodies(tiers, slugs, phase.posts)).map((w) => `${store}, ${w}`))
+    for (const name of phase.scenarios) {
+      const result = name === 'list-100000'
+        ? await measureMemory(tiers, store, phase.posts)
+        : await measureLoad(options, tiers, store, phase.posts, name, slugs)
+      report.results.push(result)
+      log(`${label}: ${name}: ${summary(result)}`)
+    }
+  } finally {
+    for (const child of [tiers.front, tiers.postsApi, tiers.baseline]) {
+      const exit = child.exited()
+      if (exit !== undefined) report.problems.push(`${label}: ${child.name} ended during the run (${exit}): ${child.output() || 'no output'}`)
+      await stopProcess(child)
+    }
+  }
+}
+
+/** What did not work (never a figure): a scenario without its expected answers, or with others. */
+function problemsOf (report: BenchReport): string[] {
+  return report.results.flatMap((r) => {
+    const where = `${r.store}, ${r.scenario}`
+    if (r.error !== undefined) return [`${where}: ${r.error}`]
+    return TARGETS.flatMap((target) => {
+      if (r.kind === 'memory') {
+        const bad = (r.figures[target]?.responses ?? []).filter((x) => x.status !== 200 || x.error !== undefined)
+        return bad.length === 0 ? [] : [`${where}, ${target}: ${bad.length} answers not 200 (${bad.map((x) => x.error ?? x.status).join(', ')})`]
+      }
+      const figures = r.figures[target]
+      if (figures === undefined) return []
+      const statuses = Object.entries(figures.statuses).map(([code, n]) => `${n}× ${code}`).join(', ')
+      if (figures.expected === 0) return [`${where}, ${target}: no ${SCENARIOS[r.scenario].expectedStatus} answer (${statuses || 'no answer'}, ${figures.errors} errors)`]
+      if (figures.unexpected > 0) return [`${where}, ${target}: ${figures.unexpected} unexpected (${statuses}; ${figures.errors} errors, ${figures.timeouts} timeouts)`]
+      return []
+    })
+  })
+}
+
+function gitState (): { gitCommit: string, srcModified: boolean } {
+  try {
+    const git = (...args: string[]): string => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    return { gitCommit: git('rev-parse', '--short', 'HEAD'), srcModified: git('status', '--porcelain', '--', 'src') !== '' }
+  } catch {
+    return { gitCommit: 'unknown', srcModified: false }
+  }
+}
+
+async function main (): Promise<void> {
+  const options = parseOptions(process.argv.slice(2))
+  const date = new Date().toISOString()
+  const stamp = date.replace(/[:.]/g, '-')
+  const report: BenchReport = {
+    date,
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', memoryGb: Math.round(totalmem() / 1e9), os: `${type()} ${release()}`, node: process.version },
+    build: { cli: options.cli, ...gitState() },
+    settings: {
+      stores: options.stores,
+      connections: options.connections,
+      rounds: options.rounds,
+      roundS: options.roundS,
+      warmupS: options.warmupS,
+      smoke: options.smoke,
+      cpuProf: options.cpuProf,
+      rss: 'the highest VmRSS sampled every 100 ms during the measured run (list-100000: VmHWM of its own processes)'
+    },
+    results: [],
+    problems: [],
+    warnings: []
+  }
+  const plan = (options.smoke ? SMOKE_PLAN : FULL_PLAN)
+    .map((phase) => ({ ...phase, scenarios: phase.scenarios.filter((name) => options.scenarios.has(name)) }))
+    .filter((phase) => phase.scenarios.length > 0)
+  for (const store of options.stores) {
+    for (const phase of plan) {
+      try {
+        await runPhase(options, report, store, phase, stamp)
+      } catch (err) {
+        report.problems.push(`${store}, ${phase.posts} posts: ${message(err)}`)
+        log(`${store}, ${phase.posts} posts: ${message(err)}`)
+      }
+    }
+  }
+  report.problems.push(...problemsOf(report))
+  const markdown = renderMarkdown(report)
+  process.stdout.write(markdown)
+  log(`written to ${writeReport(report, markdown)} (and latest.md, latest.json)`)
+  // Figures never fail the run; only something that did not work does.
+  if (report.problems.length > 0) process.exitCode = 1
+}
+
+main().catch((err: unknown) => {
+  log(`bench: ${message(err)}`)
+  process.exitCode = 2
+})
