@@ -60,6 +60,8 @@ export async function startCli (args: string[], env: NodeJS.ProcessEnv, expect: 
     child,
     urls,
     stop: async () => {
+      // Already gone (crashed, or stopped by the test): nothing to wait for.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
       child.kill('SIGTERM')
       const [code] = await once(child, 'exit') as [number | null]
       return code

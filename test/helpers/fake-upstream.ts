@@ -9,27 +9,39 @@ export interface FakeUpstream {
   url: URL
   /** Paths requested, in order. */
   requests: IncomingMessage[]
+  /** TCP connections accepted so far. */
+  connections: () => number
+  /** TCP connections open now. */
+  openConnections: () => number
   behave: (behaviour: UpstreamBehaviour) => void
   close: () => Promise<void>
 }
 
-export async function startFakeUpstream (behaviour: UpstreamBehaviour = (_req, res) => json(res, 200, [])): Promise<FakeUpstream> {
+/** `port`: 0 for any free port, or a given one (an upstream coming back where it was). */
+export async function startFakeUpstream (behaviour: UpstreamBehaviour = (_req, res) => json(res, 200, []), port = 0): Promise<FakeUpstream> {
   let current = behaviour
   const requests: IncomingMessage[] = []
   const sockets = new Set<Socket>()
+  let accepted = 0
   const server = createServer((req, res) => {
     requests.push(req)
     current(req, res)
   })
   server.on('connection', (socket) => {
+    accepted++
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', resolve)
+  })
+  const address = server.address() as AddressInfo
   return {
-    url: new URL(`http://127.0.0.1:${port}`),
+    url: new URL(`http://127.0.0.1:${address.port}`),
     requests,
+    connections: () => accepted,
+    openConnections: () => sockets.size,
     behave: (next) => { current = next },
     close: async () => {
       for (const socket of sockets) socket.destroy()

@@ -1,0 +1,192 @@
+// The front's fault mechanisms against misbehaving upstreams on loopback (issue 4, RELIABILITY.md
+// table a, rows 1, 5, 11): one retry on a fresh connection after a reset, none after a refusal,
+// redirects never followed, the circuit breaker, and stale-if-error. The keep-alive race is in
+// keep-alive-race.test.ts, the size and body limits in limits.test.ts.
+import assert from 'node:assert/strict'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { createServer } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before, describe, test } from 'node:test'
+import { freePort, json, startFakeUpstream, type FakeUpstream, type UpstreamBehaviour } from '../helpers/fake-upstream.js'
+import { get, type TestResponse } from '../helpers/http.js'
+import { assertProblem } from '../helpers/problem.js'
+import { startFront, type RunningApp } from '../helpers/tiers.js'
+
+const POST = { slug: 'hello-world', title: 'Hello' }
+
+let upstream: FakeUpstream
+let front: RunningApp
+
+before(async () => {
+  upstream = await startFakeUpstream()
+  front = await startFront(upstream.url, { timeoutMs: 1000 })
+})
+after(async () => {
+  await front.app.close()
+  await upstream.close()
+})
+
+/** Counts the front's TCP connection attempts to `port` (undici publishes each one). */
+function countConnectAttempts (port: number): { attempts: () => number, stop: () => void } {
+  let attempts = 0
+  const onConnect = (message: unknown): void => {
+    if (String((message as { connectParams: { port: unknown } }).connectParams.port) === String(port)) attempts++
+  }
+  subscribe('undici:client:beforeConnect', onConnect)
+  return { attempts: () => attempts, stop: () => unsubscribe('undici:client:beforeConnect', onConnect) }
+}
+
+async function timed (run: () => Promise<TestResponse>): Promise<{ response: TestResponse, ms: number }> {
+  const started = performance.now()
+  const response = await run()
+  return { response, ms: performance.now() - started }
+}
+
+
+describe('retries', () => {
+  test('a reset before any answer, on the first request only: 200 after exactly 2 upstream hits', async () => {
+    let hits = 0
+    upstream.behave((req, res) => {
+      if (++hits === 1) req.socket.resetAndDestroy()
+      else json(res, 200, POST)
+    })
+    assert.equal((await get(front.url, '/api/blog/hello-world')).status, 200)
+    assert.equal(hits, 2)
+  })
+
+  test('a reset on every request: 502 after exactly 2 upstream hits per request', async () => {
+    let hits = 0
+    upstream.behave((req) => {
+      hits++
+      req.socket.resetAndDestroy()
+    })
+    for (let i = 1; i <= 3; i++) {
+      assertProblem(await get(front.url, '/api/blog/hello-world'), 'upstream-unreachable')
+      assert.equal(hits, 2 * i, 'one retry, never more')
+    }
+  })
+
+  test('connection refused: 502 in < 200 ms, one connect attempt per request (no retry storm)', async () => {
+    const port = await freePort()
+    const refused = await startFront(new URL(`http://127.0.0.1:${port}`))
+    const counter = countConnectAttempts(port)
+    try {
+      for (let i = 1; i <= 20; i++) {
+        const { response, ms } = await timed(() => get(refused.url, '/api/blog/hello-world'))
+        assertProblem(response, 'upstream-unreachable')
+        assert.ok(ms < 200, `answered in ${ms.toFixed(0)} ms`)
+        assert.equal(counter.attempts(), i, 'refusal is never retried')
+      }
+      // 20 at once: still at most one attempt each.
+      const burst = await Promise.all(Array.from({ length: 20 }, () => get(refused.url, '/api/blog')))
+      for (const response of burst) assertProblem(response, 'upstream-unreachable')
+      assert.ok(counter.attempts() <= 40, `${counter.attempts()} attempts for 40 requests`)
+    } finally {
+      counter.stop()
+      await refused.app.close()
+    }
+  })
+})
+
+test('an upstream redirect is never followed: 502, and the redirect target gets 0 connections', async () => {
+  let targetConnections = 0
+  const target = createServer((socket) => {
+    targetConnections++
+    socket.destroy()
+  })
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
+  const targetPort = (target.address() as { port: number }).port
+  try {
+    for (const status of [302, 307]) {
+      upstream.behave((req, res) => {
+        res.writeHead(status, { location: `http://127.0.0.1:${targetPort}${req.url ?? '/'}`, 'content-length': 0 })
+        res.end()
+      })
+      assertProblem(await get(front.url, '/api/blog/hello-world'), 'upstream-bad-response')
+      assertProblem(await get(front.url, '/api/blog'), 'upstream-bad-response')
+    }
+    await sleep(50)
+    assert.equal(targetConnections, 0)
+  } finally {
+    await new Promise((resolve) => target.close(resolve))
+  }
+})
+
+test('circuit breaker: after 3 refusals it fails fast with the same 502 and Retry-After, without connecting; then a trial recovers', async () => {
+  const port = await freePort()
+  // The breaker's default open period (1 s) applies; tests turn it on explicitly.
+  const guarded = await startFront(new URL(`http://127.0.0.1:${port}`), { breakerFailures: 3 })
+  const counter = countConnectAttempts(port)
+  let back: FakeUpstream | undefined
+  try {
+    for (let i = 0; i < 3; i++) assertProblem(await get(guarded.url, '/api/blog/hello-world'), 'upstream-unreachable')
+    const openedAt = performance.now()
+    assert.equal(counter.attempts(), 3)
+    // The upstream is back already, but the breaker is open: nothing reaches it.
+    back = await startFakeUpstream((_req, res) => json(res, 200, POST), port)
+    for (let i = 0; i < 5; i++) {
+      const { response, ms } = await timed(() => get(guarded.url, '/api/blog/hello-world'))
+      assertProblem(response, 'upstream-unreachable')
+      assert.match(String(response.headers['retry-after']), /^[1-9]\d*$/)
+      assert.ok(ms < 100, `failing fast took ${ms.toFixed(0)} ms`)
+    }
+    assert.equal(counter.attempts(), 3, 'no connection attempt while open')
+    assert.equal(back.connections(), 0)
+    // Once the open period is over, one trial call goes through and closes the breaker.
+    await sleep(Math.max(0, openedAt + 1100 - performance.now()))
+    for (let i = 0; i < 3; i++) assert.equal((await get(guarded.url, '/api/blog/hello-world')).status, 200)
+    assert.equal(back.requests.length, 3)
+  } finally {
+    counter.stop()
+    await guarded.app.close()
+    await back?.close()
+  }
+})
+
+describe('stale-if-error', () => {
+  // The front keeps only bodies with a strong validator, so the good answer carries an ETag.
+  const good: UpstreamBehaviour = (_req, res) => json(res, 200, POST, { etag: '"v1"' })
+  const failures: Array<[string, UpstreamBehaviour, 502 | 503 | 504, 'upstream-bad-response' | 'upstream-unavailable' | 'upstream-timeout']> = [
+    ['a 500', (_req, res) => json(res, 500, { title: 'boom' }), 502, 'upstream-bad-response'],
+    ['a hang', () => {}, 504, 'upstream-timeout'],
+    ['a 503', (_req, res) => json(res, 503, { title: 'down' }, { 'retry-after': '2' }), 503, 'upstream-unavailable']
+  ]
+
+  test('on: the last good copy, flagged with Cache-Status and the status it replaces', async () => {
+    const stale = await startFront(upstream.url, { timeoutMs: 300, staleIfErrorS: 60 })
+    try {
+      for (const [name, failure, status] of failures) {
+        upstream.behave(good)
+        const fresh = await get(stale.url, '/api/blog/hello-world')
+        assert.equal(fresh.status, 200)
+        assert.equal(fresh.headers['cache-status'], undefined, 'a fresh answer is not flagged')
+        upstream.behave(failure)
+        const served = await get(stale.url, '/api/blog/hello-world')
+        assert.equal(served.status, 200, `${name}: ${served.text}`)
+        assert.deepEqual(served.json(), POST)
+        assert.match(String(served.headers['cache-status']), new RegExp(`fwd-status=${status}(;|$)`))
+      }
+    } finally {
+      await stale.app.close()
+    }
+  })
+
+  test('off (staleIfErrorS: 0): the same failures are the mapped problems', async () => {
+    const strict = await startFront(upstream.url, { timeoutMs: 300, staleIfErrorS: 0 })
+    try {
+      for (const [, failure, , kind] of failures) {
+        upstream.behave(good)
+        assert.equal((await get(strict.url, '/api/blog/hello-world')).status, 200)
+        upstream.behave(failure)
+        assertProblem(await get(strict.url, '/api/blog/hello-world'), kind)
+      }
+    } finally {
+      await strict.app.close()
+    }
+  })
+})
+
+test('the shared front still answers after all of the above', async () => {
+  upstream.behave((_req, res) => json(res, 200, POST))
+  assert.equal((await get(front.url, '/api/blog/hello-world')).status, 200)
+})
