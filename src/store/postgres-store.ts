@@ -58,6 +58,19 @@ async function * streamRows (pool: pg.Pool, query: CompiledQuery): AsyncGenerato
   }
 }
 
+/**
+ * One round trip: the counter, the table's identity (a dropped and recreated or renamed-away
+ * table must not match an old token), and whether the trigger still fires. Named, so each
+ * connection parses and plans it once: it runs for (nearly) every request.
+ */
+const CHANGE_TOKEN_QUERY = {
+  name: 'blog-read-api-change-token',
+  text: `SELECT c.version::text AS version, to_regclass('posts')::oid::text AS rel,
+      EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass('posts')
+        AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
+    FROM blog_read_api_changes c`
+}
+
 const postgresSpec = (pool: pg.Pool): DialectSpec => ({
   dialect: 'postgres',
   async describeColumns (db) {
@@ -90,14 +103,8 @@ const postgresSpec = (pool: pg.Pool): DialectSpec => ({
     const { rows } = await sql<{ ok: boolean }>`SELECT to_regclass('blog_read_api_changes') IS NOT NULL AS ok`.execute(db)
     return rows[0]?.ok === true
   },
-  async readChangeToken (db) {
-    // One round trip: the counter, the table's identity (a dropped and recreated or renamed-away
-    // table must not match an old token), and whether the trigger still fires.
-    const { rows: [row] } = await sql<{ version: string, rel: string | null, tracked: boolean }>`
-      SELECT c.version::text AS version, to_regclass('posts')::oid::text AS rel,
-        EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass('posts')
-          AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
-      FROM blog_read_api_changes c`.execute(db)
+  async readChangeToken () {
+    const { rows: [row] } = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(CHANGE_TOKEN_QUERY)
     if (row?.rel == null) throw new Error('the posts table is missing')
     return row.tracked ? `${row.rel}.${row.version}` : undefined
   },
