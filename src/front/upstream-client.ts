@@ -27,7 +27,10 @@ export interface UpstreamGetOptions {
   requestId: string
   /** A larger body is a 502 (or, once streaming, an error of the stream). */
   maxBytes: number
-  /** Bodies larger than this are handed over as a stream instead of being read whole. */
+  /**
+   * Bodies declared larger than this are handed over as a stream instead of being read whole;
+   * so are bodies of unknown length past min(this, 1 MiB).
+   */
   streamAbove?: number
   /** A validator for a conditional request (the upstream answers 304 when it still holds). */
   ifNoneMatch?: string
@@ -60,6 +63,9 @@ export interface UpstreamClientOptions {
   connections?: number
   breaker?: Partial<CircuitBreakerOptions>
 }
+
+/** Bytes of a body of unknown length read before it is handed over as a stream. */
+const UNKNOWN_LENGTH_WINDOW = 1024 * 1024
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
 /** A connection that broke before any answer: on a reused socket, the keep-alive race. */
@@ -129,13 +135,16 @@ export function createUpstreamClient ({ baseUrl, timeouts = {}, connections = 12
       const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
       if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
       const response = await send({ method: 'GET', path: basePath + path, headers, signal: controller.signal }, controller.signal)
-      const declared = Number(response.headers['content-length'])
-      if (declared > maxBytes) {
+      const declared = response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length'])
+      if (declared !== undefined && declared > maxBytes) {
         response.body.destroy()
         throw tooLarge(maxBytes)
       }
       const body = response.body as AsyncIterable<Buffer> & { destroy: () => void }
       const iterator = body[Symbol.asyncIterator]()
+      // A declared length decides at once; a body of unknown length (the post API streams its
+      // large lists) is streamed past a first window, so its first byte is not held back.
+      const streamPast = streamAbove === Infinity ? Infinity : declared === undefined ? Math.min(streamAbove, UNKNOWN_LENGTH_WINDOW) : declared > streamAbove ? 0 : Infinity
       const chunks: Buffer[] = []
       let size = 0
       for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
@@ -145,7 +154,7 @@ export function createUpstreamClient ({ baseUrl, timeouts = {}, connections = 12
           throw tooLarge(maxBytes)
         }
         chunks.push(next.value)
-        if (size > streamAbove) {
+        if (size > streamPast) {
           clearTimeout(timer)
           return { status: response.statusCode, headers: response.headers, body: Buffer.alloc(0), stream: streamRest(chunks, iterator, size, maxBytes) }
         }
