@@ -135,7 +135,7 @@ export function renderMarkdown (report: BenchReport): string {
   if (loads.length > 0) {
     lines.push('| store | scenario | posts | service req/s | baseline req/s | ratio | target | service p50 / p99 | baseline p50 / p99 | p99 ≤ 25 ms | ' +
       'CPU µs/req svc / base | unexpected svc / base | peak RSS MB api / front / base |',
-      '|---|---|--:|--:|--:|--:|---|--:|--:|---|--:|--:|--:|', ...loads.map(loadRow), '')
+    '|---|---|--:|--:|--:|--:|---|--:|--:|---|--:|--:|--:|', ...loads.map(loadRow), '')
   }
   if (memory.length > 0) {
     lines.push(`### list-100000 (memory run: ${MEMORY_RUN.sequential} sequential requests, then ${MEMORY_RUN.concurrent} at once)`, '',

@@ -152,10 +152,14 @@ function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: numb
       logger.error(`shutdown took longer than ${timeoutMs} ms; exiting`)
       process.exit(1)
     }, timeoutMs).unref()
-    void (async () => {
+    const closeAll = async (): Promise<void> => {
       for (const app of apps) await app.close()
       clearTimeout(force)
-    })()
+    }
+    closeAll().catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed')
+      process.exit(1)
+    })
   }
   process.once('SIGINT', close)
   process.once('SIGTERM', close)

@@ -149,7 +149,7 @@ export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs =
   })
   if (loadShedDelayMs > 0) {
     // Past this event-loop delay, answering at once with 503 beats queueing without bound.
-    void app.register(underPressure, {
+    app.register(underPressure, {
       maxEventLoopDelay: loadShedDelayMs,
       retryAfter: RETRY_AFTER_S,
       pressureHandler: (_request, reply) => {

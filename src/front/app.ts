@@ -110,7 +110,7 @@ export function buildFrontApp ({
   const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug'], corsPreflight: corsOn })
   if (corsOn) {
     // Public, read-only data: never with credentials; clients may revalidate and read our headers.
-    void app.register(cors, {
+    app.register(cors, {
       origin: corsOrigins,
       methods: ['GET', 'HEAD'],
       credentials: false,

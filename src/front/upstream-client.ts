@@ -117,10 +117,10 @@ export function createUpstreamClient ({ baseUrl, timeouts = {}, connections = 12
         await sleep(25 + Math.random() * 225, undefined, { signal })
         const response = await fresh.request(request)
         // The fresh connection closes once this body is read (or dropped).
-        response.body.once('close', () => { void fresh.close().catch(() => {}) })
+        response.body.once('close', () => { fresh.close().catch(() => {}) })
         return response
       } catch (retryErr) {
-        void fresh.destroy().catch(() => {})
+        fresh.destroy().catch(() => {})
         throw retryErr
       } finally {
         retriesInFlight--

@@ -111,7 +111,7 @@ export function openMysqlStore (url: string, limits: StoreLimits): KyselyPostSto
   })
   pool.on('connection', (connection) => {
     connection.query("SET time_zone = '+00:00'")
-    void setStatementTimeout(connection, limits.statementTimeoutMs)
+    setStatementTimeout(connection, limits.statementTimeoutMs).catch(() => {})
   })
   return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec(pool, limits.statementTimeoutMs))
 }

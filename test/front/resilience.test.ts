@@ -42,7 +42,6 @@ async function timed (run: () => Promise<TestResponse>): Promise<{ response: Tes
   return { response, ms: performance.now() - started }
 }
 
-
 describe('retries', () => {
   test('a reset before any answer, on the first request only: 200 after exactly 2 upstream hits', async () => {
     let hits = 0

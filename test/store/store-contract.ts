@@ -175,18 +175,19 @@ export function describeStoreContract (name: string, server: TestServer, fixture
       await db.exec(insert('counter', '2024-01-01T00:00:00Z', '0'))
       await withTiers(store, async ({ posts, front }) => {
         let committed = 0
-        let writing = true
+        // An object, so that the reader loop sees the writer's change (it happens across awaits).
+        const progress = { writing: true }
         const writer = (async () => {
           for (let i = 1; i <= 25; i++) {
             await db.exec(`UPDATE posts SET title = '${i}' WHERE slug = 'counter'`)
             committed = i
             await new Promise((resolve) => setTimeout(resolve, 3))
           }
-          writing = false
+          progress.writing = false
         })()
         const reader = async (base: string, path: string, title: (body: unknown) => string): Promise<number> => {
           let checked = 0
-          while (writing) {
+          while (progress.writing) {
             const floor = committed
             const response = await get(base, path)
             assert.equal(response.status, 200)

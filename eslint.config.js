@@ -1,0 +1,7 @@
+// ESLint with neostandard, the Fastify family's style (no semicolons, 2 spaces, single quotes).
+import neostandard from 'neostandard'
+
+export default neostandard({
+  ts: true,
+  ignores: ['dist/**', 'coverage/**', 'bench/results/**']
+})
