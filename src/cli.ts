@@ -6,9 +6,10 @@ import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { pino, type Logger } from 'pino'
+import { BODY_LIMITS } from './body-limits.js'
 import { ConfigError, describeStore, flagName, loadConfig, SETTINGS, type Config, type SettingName } from './config.js'
 import { buildFrontApp } from './front/app.js'
-import { createUpstreamClient } from './front/upstream-client.js'
+import { createUpstreamClient, createUpstreamTransport } from './front/upstream-client.js'
 import { buildPostsApp } from './posts-api/app.js'
 import { openStore } from './store/open-store.js'
 import type { PostStore } from './store/store.js'
@@ -109,7 +110,8 @@ async function startPostsApi (config: Config, logger: Logger): Promise<FastifyIn
 }
 
 async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise<FastifyInstance> {
-  const upstream = createUpstreamClient({ baseUrl: apiUrl, timeouts: config.upstreamTimeouts, breaker: { failures: config.breakerFailures } })
+  const transport = createUpstreamTransport(apiUrl, config.upstreamTimeouts)
+  const upstream = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: config.breakerFailures })
   const app = buildFrontApp({
     upstream,
     logger: logger.child({ tier: 'front' }),
@@ -118,9 +120,10 @@ async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise
     cacheMaxBytes: config.cacheMaxBytes,
     staleIfErrorS: config.staleIfErrorS,
     corsOrigins: config.corsOrigins,
+    ...BODY_LIMITS,
     server: serverOptions(config)
   })
-  app.addHook('onClose', async () => upstream.close())
+  app.addHook('onClose', async () => transport.dispatcher.close())
   await app.listen({
     host: config.host,
     port: config.blogPort,

@@ -18,8 +18,8 @@ export interface Config {
   readonly host: string
   readonly blogPort: number
   readonly postsPort: number
-  /** The front's budgets for one upstream call (whole call, connect, headers, body silence). */
-  readonly upstreamTimeouts: { totalMs: number, connectMs: number, headersMs: number, bodyIdleMs: number }
+  /** The front's budgets for one upstream call. */
+  readonly upstreamTimeouts: UpstreamTimeouts
   /** Server-side limits on clients, both tiers. */
   readonly serverTimeouts: ServerTimeouts
   /** Store pool bounds (PostgreSQL, MySQL). */
@@ -40,6 +40,17 @@ export interface Config {
   readonly cacheMaxBytes: number
   /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
   readonly corsOrigins: '*' | string[]
+}
+
+export interface UpstreamTimeouts {
+  /** The whole budget of one call, retry included, until the body is read (then 504). */
+  totalMs: number
+  /** Establishing a TCP connection. */
+  connectMs: number
+  /** From sending the request to the end of the response headers. */
+  headersMs: number
+  /** Longest silence between two body chunks. */
+  bodyIdleMs: number
 }
 
 export interface ServerTimeouts {

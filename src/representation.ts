@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import Negotiator from 'negotiator'
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
@@ -50,18 +51,23 @@ export function createRepresentation (body: Buffer, etag = etagOf(body)): Repres
   }
 }
 
-/** br, then gzip, when the client accepts them (q=0 refuses); identity otherwise. */
+const OFFERED: readonly Encoding[] = ['br', 'gzip']
+/** Our order of preference when the client weighs codings equally; identity last. */
+const PREFERENCE = [...OFFERED, 'identity'] as const
+
+// negotiator ≥ 1 breaks ties by the server's preference (its `preferred` option, which
+// @types/negotiator 0.6 does not declare yet).
+type EncodingNegotiator = { encoding: (available: readonly string[], options: { preferred: readonly string[] }) => string | undefined }
+
+/**
+ * The coding to send (RFC 9110 §12.5.3): the client's q-values decide, `q=0` refuses (with `*`
+ * too), our preference breaks ties. Undefined: send the body as it is (identity), which is also
+ * what a client refusing everything gets.
+ */
 export function chooseEncoding (acceptEncoding: string | undefined): Encoding | undefined {
-  if (acceptEncoding === undefined || acceptEncoding === '') return undefined
-  let gzipAccepted = false
-  for (const part of acceptEncoding.split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';')
-    const refused = params.some((p) => /^\s*q=0(?:\.0*)?\s*$/.test(p))
-    if (refused) continue
-    if (name === 'br') return 'br'
-    if (name === 'gzip' || name === '*') gzipAccepted = true
-  }
-  return gzipAccepted ? 'gzip' : undefined
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as EncodingNegotiator
+  const chosen = negotiator.encoding(PREFERENCE, { preferred: PREFERENCE })
+  return OFFERED.find((encoding) => encoding === chosen)
 }
 
 /**
@@ -79,18 +85,35 @@ export function ifNoneMatchHolds (header: string | undefined, etag: string): boo
   return false
 }
 
+/**
+ * The conditional answer both tiers give to a GET: Cache-Control always; with a validator, its
+ * ETag and a 304 when the client's copy is current. `send` makes the 200, and runs only then.
+ */
+export async function sendConditional (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { etag, cacheControl }: { etag: string | undefined, cacheControl: string },
+  send: () => Promise<FastifyReply>
+): Promise<FastifyReply> {
+  reply.header('cache-control', cacheControl)
+  if (etag !== undefined) {
+    reply.header('etag', etag)
+    if (ifNoneMatchHolds(request.headers['if-none-match'], etag)) return reply.code(304).send()
+  }
+  return await send()
+}
+
 /** Sends a representation: 304 when the client's copy is current, else the best encoding. */
 export async function sendRepresentation (request: FastifyRequest, reply: FastifyReply, representation: Representation, cacheControl: string): Promise<FastifyReply> {
-  reply.header('cache-control', cacheControl).header('vary', 'accept-encoding')
-  if (ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
-    return reply.code(304).header('etag', representation.etag).send()
-  }
-  const encoding = representation.body.length >= MIN_COMPRESSED_BYTES ? chooseEncoding(request.headers['accept-encoding']) : undefined
-  reply.header('content-type', JSON_CONTENT_TYPE)
-  if (encoding === undefined) return reply.header('etag', representation.etag).send(representation.body)
-  const body = await representation.encoded(encoding)
-  return reply
-    .header('etag', `${representation.etag.slice(0, -1)}${SUFFIX[encoding]}"`)
-    .header('content-encoding', encoding)
-    .send(body)
+  reply.header('vary', 'accept-encoding')
+  return await sendConditional(request, reply, { etag: representation.etag, cacheControl }, async () => {
+    const encoding = representation.body.length >= MIN_COMPRESSED_BYTES ? chooseEncoding(request.headers['accept-encoding']) : undefined
+    reply.header('content-type', JSON_CONTENT_TYPE)
+    if (encoding === undefined) return reply.send(representation.body)
+    const body = await representation.encoded(encoding)
+    return reply
+      .header('etag', `${representation.etag.slice(0, -1)}${SUFFIX[encoding]}"`)
+      .header('content-encoding', encoding)
+      .send(body)
+  })
 }

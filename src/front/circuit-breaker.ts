@@ -12,7 +12,8 @@ export interface CircuitBreakerOptions {
   maxOpenMs: number
 }
 
-export const DEFAULT_BREAKER: CircuitBreakerOptions = { failures: 5, openMs: 1000, maxOpenMs: 30_000 }
+/** The open periods the front uses: fixed, only the failure count is a setting (BREAKER_FAILURES). */
+export const BREAKER_OPEN_PERIODS: Pick<CircuitBreakerOptions, 'openMs' | 'maxOpenMs'> = { openMs: 1000, maxOpenMs: 30_000 }
 
 export interface CircuitBreaker {
   /** Throws the fail-fast problem while open; lets calls (or the one trial) through otherwise. */
@@ -21,8 +22,8 @@ export interface CircuitBreaker {
   failed: (problem: ProblemError) => void
 }
 
-export function createCircuitBreaker (options: Partial<CircuitBreakerOptions> = {}, now = Date.now): CircuitBreaker {
-  const { failures, openMs, maxOpenMs } = { ...DEFAULT_BREAKER, ...options }
+/** `now`: the clock, injected by tests. */
+export function createCircuitBreaker ({ failures, openMs, maxOpenMs }: CircuitBreakerOptions, now: () => number = Date.now): CircuitBreaker {
   let consecutive = 0
   let openUntil = 0
   let period = openMs

@@ -1,7 +1,8 @@
 // Relaying a list too large to validate whole: its first bytes must open a JSON array, and a
 // break upstream must break the client's response too (never a truncated body that looks whole).
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { ProblemError } from '../problems.js'
+import { resumedStream } from '../resumed-stream.js'
 
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
 
@@ -25,8 +26,5 @@ export async function relayJsonArray (upstream: Readable): Promise<Readable> {
     throw new ProblemError('upstream-bad-response', 'The upstream post API did not answer with an array of posts.')
   }
   // An error from here on destroys the client's socket (Fastify does so once headers are out).
-  return Readable.from((async function * () {
-    yield * seen
-    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value
-  })(), { objectMode: false })
+  return resumedStream(seen, chunks)
 }

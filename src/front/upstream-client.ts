@@ -1,13 +1,16 @@
-// The front's only way to the upstream post API: a keep-alive undici Pool, bounded in time and
-// in bytes, whose failures come out already classified as SPEC's 502 / 504 problems. A GET
-// broken before any answer (the keep-alive race) is retried once on a fresh connection, within
-// a retry budget; an upstream known to be down is failed fast by a circuit breaker.
+// The front's only way to the upstream post API: GETs through an undici Dispatcher (a keep-alive
+// Pool in production; a MockAgent in tests), bounded in time and in bytes, whose failures come out
+// already classified as SPEC's 502 / 504 problems. A GET broken before any answer (the keep-alive
+// race) is retried once on a fresh connection, within a retry budget; an upstream known to be
+// down is failed fast by a circuit breaker.
 import type { IncomingHttpHeaders } from 'node:http'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, Pool, type Dispatcher } from 'undici'
+import type { UpstreamTimeouts } from '../config.js'
 import { ProblemError } from '../problems.js'
-import { createCircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js'
+import { resumedStream } from '../resumed-stream.js'
+import { BREAKER_OPEN_PERIODS, createCircuitBreaker } from './circuit-breaker.js'
 
 export interface UpstreamResponse {
   status: number
@@ -29,7 +32,7 @@ export interface UpstreamGetOptions {
   maxBytes: number
   /**
    * Bodies declared larger than this are handed over as a stream instead of being read whole;
-   * so are bodies of unknown length past min(this, 1 MiB).
+   * so are bodies of unknown length past min(this, 1 MiB). Undefined: always read whole.
    */
   streamAbove?: number
   /** A validator for a conditional request (the upstream answers 304 when it still holds). */
@@ -39,31 +42,30 @@ export interface UpstreamGetOptions {
 /** GETs on the upstream post API. Rejects only with ProblemError (502 unreachable or bad, 504). */
 export interface UpstreamClient {
   get (path: string, options: UpstreamGetOptions): Promise<UpstreamResponse>
-  close (): Promise<void>
 }
 
-export interface UpstreamTimeouts {
-  /** The whole budget of one call, retry included, until the body is read (UPSTREAM_TIMEOUT_MS). */
-  totalMs: number
-  /** Establishing a TCP connection. */
-  connectMs: number
-  /** From sending the request to the end of the response headers. */
-  headersMs: number
-  /** Longest silence between two body chunks. */
-  bodyIdleMs: number
+/** How calls reach the upstream. Whoever makes the dispatchers closes them. */
+export interface UpstreamTransport {
+  /** API_URL: its origin and its base path, put before every upstream path. */
+  apiUrl: URL
+  /** Where calls go: a keep-alive Pool at API_URL's origin (or a MockAgent). */
+  dispatcher: Dispatcher
+  /**
+   * A new connection for the one retry after a call broke before any answer. Not the pool: its
+   * other idle sockets may be as stale as the one that broke (an upstream closing idle sockets
+   * closes them together). The client closes it once the retry's body is read or dropped.
+   */
+  connectFresh: () => Dispatcher
 }
 
-export const DEFAULT_UPSTREAM_TIMEOUTS: UpstreamTimeouts = { totalMs: 10_000, connectMs: 2000, headersMs: 5000, bodyIdleMs: 5000 }
-
-export interface UpstreamClientOptions {
-  /** API_URL: an origin with an optional base path. */
-  baseUrl: URL
-  timeouts?: Partial<UpstreamTimeouts>
-  /** Keep-alive connections to the upstream. */
-  connections?: number
-  breaker?: Partial<CircuitBreakerOptions>
+export interface UpstreamClientOptions extends UpstreamTransport {
+  timeouts: UpstreamTimeouts
+  /** Consecutive failures after which calls fail fast for a while (BREAKER_FAILURES; 0: never). */
+  breakerFailures: number
 }
 
+/** Keep-alive connections the production pool holds to the upstream at most. */
+const UPSTREAM_CONNECTIONS = 128
 /** Bytes of a body of unknown length read before it is handed over as a stream. */
 const UNKNOWN_LENGTH_WINDOW = 1024 * 1024
 
@@ -75,95 +77,83 @@ const RETRY_BUDGET_RATIO = 0.2
 /** …but a few are always allowed, so a quiet front still recovers from one stale socket. */
 const RETRY_BUDGET_MIN = 3
 
-const codeOf = (err: unknown): string | undefined => {
-  const code = (err as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : undefined
+/** The production transport to API_URL: a bounded keep-alive Pool, one-off Clients for retries. */
+export function createUpstreamTransport (apiUrl: URL, timeouts: UpstreamTimeouts): UpstreamTransport & { dispatcher: Pool } {
+  const connect = { timeout: Math.min(timeouts.connectMs, timeouts.totalMs) }
+  return {
+    apiUrl,
+    dispatcher: new Pool(apiUrl.origin, { connect, connections: UPSTREAM_CONNECTIONS }),
+    connectFresh: () => new Client(apiUrl.origin, { connect })
+  }
 }
 
-export function createUpstreamClient ({ baseUrl, timeouts = {}, connections = 128, breaker: breakerOptions }: UpstreamClientOptions): UpstreamClient {
-  const budget = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...timeouts }
-  const clientOptions = {
-    connect: { timeout: Math.min(budget.connectMs, budget.totalMs) },
-    headersTimeout: Math.min(budget.headersMs, budget.totalMs),
-    bodyTimeout: budget.bodyIdleMs
-  }
-  const pool = new Pool(baseUrl.origin, { ...clientOptions, connections })
-  const basePath = baseUrl.pathname.replace(/\/+$/, '')
-  const breaker = createCircuitBreaker(breakerOptions)
+export function createUpstreamClient ({ apiUrl, dispatcher, connectFresh, timeouts, breakerFailures }: UpstreamClientOptions): UpstreamClient {
+  const origin = apiUrl.origin
+  const basePath = apiUrl.pathname.replace(/\/+$/, '')
+  // undici's own per-phase time-outs; the connect time-out belongs to the dispatcher.
+  const phaseTimeouts = { headersTimeout: Math.min(timeouts.headersMs, timeouts.totalMs), bodyTimeout: timeouts.bodyIdleMs }
+  const breaker = createCircuitBreaker({ failures: breakerFailures, ...BREAKER_OPEN_PERIODS })
   let callsInFlight = 0
   let retriesInFlight = 0
 
-  function classify (err: unknown, timedOut: boolean): ProblemError {
-    if (err instanceof ProblemError) return err
+  function mayRetry (err: unknown, signal: AbortSignal): boolean {
     const code = codeOf(err)
-    if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
-      return new ProblemError('upstream-timeout', 'The upstream post API did not answer in time.', { cause: err })
-    }
-    return new ProblemError('upstream-unreachable', 'The upstream post API could not be reached or broke the connection.', { cause: err })
+    return !signal.aborted && code !== undefined && RETRYABLE_CODES.has(code) &&
+      retriesInFlight < Math.max(RETRY_BUDGET_MIN, callsInFlight * RETRY_BUDGET_RATIO)
   }
 
   /** The request, retried once on a fresh connection if the first broke before any answer. */
   async function send (request: Dispatcher.RequestOptions, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     try {
-      return await pool.request(request)
+      return await dispatcher.request(request)
     } catch (err) {
-      const code = codeOf(err)
-      if (signal.aborted || code === undefined || !RETRYABLE_CODES.has(code)) throw err
-      if (retriesInFlight >= Math.max(RETRY_BUDGET_MIN, callsInFlight * RETRY_BUDGET_RATIO)) throw err
-      retriesInFlight++
-      const fresh = new Client(baseUrl.origin, clientOptions)
-      try {
-        // Jittered, so a burst of broken sockets does not come back as one burst.
-        await sleep(25 + Math.random() * 225, undefined, { signal })
-        const response = await fresh.request(request)
-        // The fresh connection closes once this body is read (or dropped).
-        response.body.once('close', () => { fresh.close().catch(() => {}) })
-        return response
-      } catch (retryErr) {
-        fresh.destroy().catch(() => {})
-        throw retryErr
-      } finally {
-        retriesInFlight--
-      }
+      if (!mayRetry(err, signal)) throw err
+    }
+    retriesInFlight++
+    const fresh = connectFresh()
+    try {
+      // Jittered, so a burst of broken sockets does not come back as one burst.
+      await sleep(25 + Math.random() * 225, undefined, { signal })
+      const response = await fresh.request(request)
+      response.body.once('close', () => { fresh.close().catch(() => {}) })
+      return response
+    } catch (err) {
+      fresh.destroy().catch(() => {})
+      throw err
+    } finally {
+      retriesInFlight--
     }
   }
 
-  async function get (path: string, { requestId, maxBytes, ifNoneMatch, streamAbove = Infinity }: UpstreamGetOptions): Promise<UpstreamResponse> {
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(), budget.totalMs)
+  async function get (path: string, { requestId, maxBytes, ifNoneMatch, streamAbove }: UpstreamGetOptions): Promise<UpstreamResponse> {
+    const budget = startCallBudget(timeouts.totalMs)
     try {
       const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
       if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
-      const response = await send({ method: 'GET', path: basePath + path, headers, signal: controller.signal }, controller.signal)
-      const declared = response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length'])
+      const response = await send({ origin, method: 'GET', path: basePath + path, headers, signal: budget.signal, ...phaseTimeouts }, budget.signal)
+      const { statusCode: status, headers: responseHeaders } = response
+      const declared = declaredLength(responseHeaders)
       if (declared !== undefined && declared > maxBytes) {
         response.body.destroy()
         throw tooLarge(maxBytes)
       }
-      const body = response.body as AsyncIterable<Buffer> & { destroy: () => void }
-      const iterator = body[Symbol.asyncIterator]()
-      // A declared length decides at once; a body of unknown length (the post API streams its
-      // large lists) is streamed past a first window, so its first byte is not held back.
-      const streamPast = streamAbove === Infinity ? Infinity : declared === undefined ? Math.min(streamAbove, UNKNOWN_LENGTH_WINDOW) : declared > streamAbove ? 0 : Infinity
-      const chunks: Buffer[] = []
+      const chunks = bounded(response.body, maxBytes)
+      const streamPast = streamThreshold(declared, streamAbove)
+      const read: Buffer[] = []
       let size = 0
-      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+      for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
+        read.push(next.value)
         size += next.value.length
-        if (size > maxBytes) {
-          body.destroy()
-          throw tooLarge(maxBytes)
-        }
-        chunks.push(next.value)
         if (size > streamPast) {
-          clearTimeout(timer)
-          return { status: response.statusCode, headers: response.headers, body: Buffer.alloc(0), stream: streamRest(chunks, iterator, size, maxBytes) }
+          budget.release()
+          return { status, headers: responseHeaders, body: Buffer.alloc(0), stream: resumedStream(read, chunks) }
         }
       }
-      return { status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, size) }
+      return { status, headers: responseHeaders, body: Buffer.concat(read, size) }
     } catch (err) {
-      throw classify(err, controller.signal.aborted)
+      throw classify(err, budget.signal.aborted)
     } finally {
-      clearTimeout(timer)
+      budget.release()
     }
   }
 
@@ -183,27 +173,59 @@ export function createUpstreamClient ({ baseUrl, timeouts = {}, connections = 12
       } finally {
         callsInFlight--
       }
-    },
-    async close () {
-      await pool.close()
     }
   }
 }
 
-function streamRest (read: Buffer[], rest: AsyncIterator<Buffer>, size: number, maxBytes: number): Readable {
-  return Readable.from((async function * () {
-    try {
-      yield * read
-      for (let next = await rest.next(); next.done !== true; next = await rest.next()) {
-        size += next.value.length
-        if (size > maxBytes) throw tooLarge(maxBytes)
-        yield next.value
-      }
-    } finally {
-      // The client went away or the limit was crossed: release the upstream connection now.
-      await rest.return?.()
-    }
-  })(), { objectMode: false })
+/**
+ * The whole-call budget: its signal aborts the call after `ms`, unless released first (a body
+ * handed over as a stream is then bound only by the idle time-out between chunks).
+ */
+function startCallBudget (ms: number): { signal: AbortSignal, release: () => void } {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), ms)
+  return { signal: controller.signal, release: () => clearTimeout(timer) }
+}
+
+/**
+ * Bytes read before a body is handed over as a stream: never without `streamAbove`; at once when
+ * its declared length passes it; after a first window when its length is unknown (the post API
+ * streams its large lists), so that the first byte is not held back.
+ */
+function streamThreshold (declared: number | undefined, streamAbove: number | undefined): number {
+  if (streamAbove === undefined) return Infinity
+  if (declared === undefined) return Math.min(streamAbove, UNKNOWN_LENGTH_WINDOW)
+  return declared > streamAbove ? 0 : Infinity
+}
+
+function declaredLength (headers: IncomingHttpHeaders): number | undefined {
+  const header = headers['content-length']
+  return header === undefined ? undefined : Number(header)
+}
+
+/** The body's chunks, failing with a 502 problem once more than `maxBytes` came. */
+async function * bounded (body: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<Buffer, void, undefined> {
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.length
+    // Leaving the loop destroys the body: the connection is not read any further.
+    if (size > maxBytes) throw tooLarge(maxBytes)
+    yield chunk
+  }
+}
+
+function classify (err: unknown, timedOut: boolean): ProblemError {
+  if (err instanceof ProblemError) return err
+  const code = codeOf(err)
+  if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    return new ProblemError('upstream-timeout', 'The upstream post API did not answer in time.', { cause: err })
+  }
+  return new ProblemError('upstream-unreachable', 'The upstream post API could not be reached or broke the connection.', { cause: err })
+}
+
+function codeOf (err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : undefined
 }
 
 function tooLarge (maxBytes: number): ProblemError {

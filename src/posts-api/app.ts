@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem, type HttpAppOptions } from '../http-base.js'
 import { ProblemError } from '../problems.js'
-import { ifNoneMatchHolds, JSON_CONTENT_TYPE, sendRepresentation } from '../representation.js'
+import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { isLookupableSlug } from '../slug.js'
 import { StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
@@ -47,15 +47,10 @@ export function buildPostsApp ({ store, logger, cacheControl = DEFAULT_CACHE_CON
   app.get('/api/posts', async (request, reply) => {
     const list = await read(() => bodies.list())
     if (list.kind === 'whole') return await sendRepresentation(request, reply, list.representation, cacheControl)
-    reply.header('cache-control', cacheControl)
-    if (list.etag !== undefined) {
-      reply.header('etag', list.etag)
-      if (ifNoneMatchHolds(request.headers['if-none-match'], list.etag)) return reply.code(304).send()
-    }
     // A store failure after this point can only cut the response short (the socket is
     // destroyed, so the client sees an incomplete body, never a complete-looking one).
-    const stream = await read(() => bodies.streamList())
-    return reply.header('content-type', JSON_CONTENT_TYPE).send(stream)
+    return await sendConditional(request, reply, { etag: list.etag, cacheControl }, async () =>
+      reply.header('content-type', JSON_CONTENT_TYPE).send(await read(() => bodies.streamList())))
   })
 
   app.get<{ Params: { slug: string } }>('/api/post/:slug', async (request, reply) => {

@@ -3,14 +3,14 @@
 // it, reading the data after the token: so no answer is older than its request, and a committed
 // change shows in the very next response. Stores without a token are read afresh every time.
 import { randomBytes } from 'node:crypto'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { LRUCache } from 'lru-cache'
+import { LIST_BUFFER_LIMIT } from '../body-limits.js'
 import { createCoalescer } from '../coalescer.js'
 import { createRepresentation, type Representation } from '../representation.js'
+import { resumedStream } from '../resumed-stream.js'
 import type { Post, PostStore } from '../store/store.js'
 
-/** A list up to this size is built whole (cached, ETag from its bytes); above it, streamed. */
-export const LIST_BUFFER_LIMIT = 8 * 1024 * 1024
 /** Posts kept per change token; a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
 /** Streamed lists are written in chunks of about this size. */
@@ -99,10 +99,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       const chunks = serialise(store.streamPosts())[Symbol.asyncIterator]()
       // The first chunk runs the query: a store failure is still a clean 503 here.
       const first = await chunks.next()
-      return Readable.from((async function * () {
-        if (first.done !== true) yield first.value
-        for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value
-      })(), { objectMode: false })
+      return resumedStream(first.done === true ? [] : [first.value], chunks)
     }
   }
 }

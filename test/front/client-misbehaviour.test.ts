@@ -9,11 +9,9 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
-import { buildFrontApp } from '../../src/front/app.js'
-import { createUpstreamClient } from '../../src/front/upstream-client.js'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { rawExchange, RawKeepAliveClient } from '../helpers/raw-http.js'
-import { listen, startFront, type RunningApp } from '../helpers/tiers.js'
+import { buildTestFront, listen, startFront, type RunningApp } from '../helpers/tiers.js'
 
 // ~2 MB, below the front's streaming threshold: it is validated, held and sent whole.
 const LIST = JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({ slug: `post-${i}`, content: 'x'.repeat(2000) })))
@@ -113,9 +111,7 @@ function assertCutOff ({ answer }: { answer: string }): void {
 }
 
 test('slowloris: 100 sockets dripping headers are cut by the header time-out while others are served', { timeout: 15_000 }, async () => {
-  const upstreamClient = createUpstreamClient({ baseUrl: upstream.url, timeouts: { totalMs: 2000 } })
-  const app = buildFrontApp({ upstream: upstreamClient, logger })
-  app.addHook('onClose', async () => await upstreamClient.close())
+  const app = buildTestFront(upstream.url, { logger })
   // The service's 10 s header time-out, shortened to keep the test short. Node enforces both
   // time-outs only when it checks its connections (every 30 s by default, read at listen).
   app.server.headersTimeout = 1000

@@ -2,10 +2,12 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
+import { BODY_LIMITS } from '../../src/body-limits.js'
 import { buildFrontApp, type FrontAppOptions } from '../../src/front/app.js'
-import { createUpstreamClient } from '../../src/front/upstream-client.js'
+import { createUpstreamClient, createUpstreamTransport } from '../../src/front/upstream-client.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import type { PostStore } from '../../src/store/store.js'
+import { testConfig } from './config.js'
 
 export const silentLogger = pino({ level: 'silent' })
 
@@ -21,13 +23,37 @@ export async function listen (app: FastifyInstance): Promise<RunningApp> {
   return { app, url: `http://127.0.0.1:${port}`, port }
 }
 
-/** A front over `apiUrl`; its circuit breaker is off unless asked, so fault tests see every mapping. */
-export async function startFront (apiUrl: URL, options: Partial<FrontAppOptions> & { timeoutMs?: number, breakerFailures?: number } = {}): Promise<RunningApp> {
-  const upstream = createUpstreamClient({ baseUrl: apiUrl, timeouts: { totalMs: options.timeoutMs ?? 2000 }, breaker: { failures: options.breakerFailures ?? 0 } })
-  const { timeoutMs: _timeoutMs, breakerFailures: _breakerFailures, ...frontOptions } = options
-  const app = buildFrontApp({ upstream, logger: silentLogger, ...frontOptions })
-  app.addHook('onClose', async () => upstream.close())
-  return await listen(app)
+export type FrontTestOptions = Partial<Omit<FrontAppOptions, 'upstream'>> & { timeoutMs?: number, breakerFailures?: number }
+
+/**
+ * A front over `apiUrl`, listening, built from the settings table's defaults (`testConfig()`) and the
+ * production body limits, with `options` over them; its circuit breaker is off unless asked,
+ * so fault tests see every mapping, and its upstream budget is 2 s unless `timeoutMs` says.
+ */
+export async function startFront (apiUrl: URL, options: FrontTestOptions = {}): Promise<RunningApp> {
+  return await listen(buildTestFront(apiUrl, options))
+}
+
+/** The front of `startFront`, not listening yet (to adjust its server first). */
+export function buildTestFront (apiUrl: URL, options: FrontTestOptions = {}): FastifyInstance {
+  const { timeoutMs = 2000, breakerFailures = 0, ...frontOptions } = options
+  const config = testConfig({ UPSTREAM_TIMEOUT_MS: String(timeoutMs), BREAKER_FAILURES: String(breakerFailures) })
+  const transport = createUpstreamTransport(apiUrl, config.upstreamTimeouts)
+  const upstream = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: config.breakerFailures })
+  const app = buildFrontApp({
+    upstream,
+    logger: silentLogger,
+    slugPattern: config.slugPattern,
+    cacheControl: config.cacheControl,
+    cacheMaxBytes: config.cacheMaxBytes,
+    staleIfErrorS: config.staleIfErrorS,
+    corsOrigins: config.corsOrigins,
+    ...BODY_LIMITS,
+    server: { timeouts: config.serverTimeouts, loadShedDelayMs: config.loadShedDelayMs },
+    ...frontOptions
+  })
+  app.addHook('onClose', async () => transport.dispatcher.close())
+  return app
 }
 
 export interface Tiers {

@@ -1,0 +1,178 @@
+// How the front gets a post or the list: every request revalidates the copy it holds with the
+// upstream (a conditional GET, coalesced among concurrent requests), so answers are fresh yet
+// mostly served from memory; a new body's shape is checked once, when it arrives; when the
+// upstream fails and stale-if-error is on, a recent enough copy is served instead, flagged.
+import type { Readable } from 'node:stream'
+import { LRUCache } from 'lru-cache'
+import sjson from 'secure-json-parse'
+import type { BodyLimits } from '../body-limits.js'
+import { createCoalescer } from '../coalescer.js'
+import type { Config } from '../config.js'
+import { ProblemError } from '../problems.js'
+import { createRepresentation, type Representation } from '../representation.js'
+import type { UpstreamClient, UpstreamResponse } from './upstream-client.js'
+
+export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, BodyLimits {
+  upstream: UpstreamClient
+}
+
+/** An upstream body that passed its shape check, kept with the validator to revalidate it. */
+export interface CheckedBody {
+  representation: Representation
+  /** Lists only: the array is empty (404 at the front). */
+  empty: boolean
+}
+
+/** A held copy served because the upstream failed with `status` (RFC 9211 `fwd-status`). */
+export interface Stale { status: number }
+
+export type PostOutcome =
+  | { kind: 'body', body: CheckedBody, stale?: Stale }
+  | { kind: 'absent' }
+
+export type ListOutcome =
+  | { kind: 'body', body: CheckedBody, stale?: Stale }
+  /** A list too large to check whole: relayed as it comes, to one client only. */
+  | { kind: 'stream', stream: Readable, etag: string | undefined }
+
+export interface UpstreamCache {
+  list: (requestId: string) => Promise<ListOutcome>
+  post: (slug: string, requestId: string) => Promise<PostOutcome>
+}
+
+interface HeldCopy extends CheckedBody {
+  upstreamEtag: string
+  /** When the upstream last confirmed this copy (Date.now()). */
+  validatedAt: number
+}
+
+/** What one upstream call yields; `streamed`: the stream went to the request that made the call. */
+type Shared = { kind: 'body', body: CheckedBody } | { kind: 'absent' } | { kind: 'streamed' }
+type Fetched = Exclude<Shared, { kind: 'streamed' }> | Extract<ListOutcome, { kind: 'stream' }>
+
+/** Retry-After sent with a relayed 503 when the upstream gave none we can pass on. */
+const DEFAULT_RETRY_AFTER_S = 5
+const RETRY_AFTER = /^(?:\d{1,9}|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)$/
+const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
+const LIST_PATH = '/api/posts'
+
+export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit }: UpstreamCacheOptions): UpstreamCache {
+  const coalescer = createCoalescer<Shared>()
+  const held = new LRUCache<string, HeldCopy>({
+    maxSize: Math.max(1, cacheMaxBytes), // 0 disables: nothing fits
+    // Room for the compressed variants made beside the body.
+    sizeCalculation: (copy) => Math.ceil(copy.representation.body.length * 1.5) + 256
+  })
+
+  /** Checks a whole upstream body once (SPEC's 502 when its shape is wrong) and holds it if it has a validator. */
+  function check (path: string, response: UpstreamResponse, slug: string | undefined): CheckedBody {
+    const value = parseUpstreamJson(response.body)
+    if (slug === undefined) {
+      if (!Array.isArray(value) || !value.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
+    } else if (!isPost(value) || value.slug !== slug) {
+      throw badResponse('The upstream post API did not answer with the requested post.')
+    }
+    const upstreamEtag = strongEtag(response.headers.etag)
+    const body = { representation: createRepresentation(response.body, upstreamEtag), empty: Array.isArray(value) && value.length === 0 }
+    // Only a body with a validator can be revalidated; the others are used once.
+    if (upstreamEtag === undefined) held.delete(path)
+    else held.set(path, { ...body, upstreamEtag, validatedAt: Date.now() })
+    return body
+  }
+
+  /** One upstream call, conditional when a copy is held. `slug` undefined: the list. */
+  async function call (path: string, slug: string | undefined, requestId: string): Promise<Fetched> {
+    const copy = held.get(path)
+    const response = await upstream.get(path, {
+      requestId,
+      ifNoneMatch: copy?.upstreamEtag,
+      maxBytes: slug === undefined ? maxListBytes : maxPostBytes,
+      streamAbove: slug === undefined ? listBufferLimit : undefined
+    })
+    if (response.status === 304 && copy !== undefined) {
+      copy.validatedAt = Date.now()
+      return { kind: 'body', body: copy }
+    }
+    if (response.status === 200 && response.stream !== undefined) {
+      held.delete(path)
+      return { kind: 'stream', stream: response.stream, etag: strongEtag(response.headers.etag) }
+    }
+    if (response.status === 200) return { kind: 'body', body: check(path, response, slug) }
+    if (response.status === 404 && slug !== undefined) {
+      held.delete(path)
+      return { kind: 'absent' }
+    }
+    throw unexpectedStatus(response)
+  }
+
+  /**
+   * The coalesced call. A stream can serve one client only: it goes to the request whose call it
+   * was, and the others that shared that call make their own. When the call fails (502/503/504)
+   * and stale-if-error is on, the held copy instead, if validated recently enough.
+   */
+  async function fetch (path: string, slug: string | undefined, requestId: string): Promise<Fetched & { stale?: Stale }> {
+    try {
+      let own: Fetched | undefined
+      const shared = await coalescer.run(path, async () => {
+        const fetched = await call(path, slug, requestId)
+        if (fetched.kind !== 'stream') return fetched
+        own = fetched
+        return { kind: 'streamed' }
+      })
+      if (shared.kind !== 'streamed') return shared
+      return own ?? await call(path, slug, requestId)
+    } catch (err) {
+      const copy = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? held.get(path) : undefined
+      if (copy === undefined || Date.now() - copy.validatedAt > staleIfErrorS * 1000) throw err
+      return { kind: 'body', body: copy, stale: { status: (err as ProblemError).status } }
+    }
+  }
+
+  return {
+    async list (requestId) {
+      const fetched = await fetch(LIST_PATH, undefined, requestId)
+      if (fetched.kind === 'absent') throw new Error('a list is never absent')
+      return fetched
+    },
+    async post (slug, requestId) {
+      // Built from the encoded slug only; never `new URL(slug, base)`, which resolves dot segments and `//host`.
+      const fetched = await fetch(`/api/post/${encodeURIComponent(slug)}`, slug, requestId)
+      if (fetched.kind === 'stream') throw new Error('a post is never streamed')
+      return fetched
+    }
+  }
+}
+
+type JsonObject = Record<string, unknown>
+
+function isPost (value: unknown): value is JsonObject & { slug: string } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as JsonObject).slug === 'string'
+}
+
+function badResponse (detail: string, cause?: unknown): ProblemError {
+  return new ProblemError('upstream-bad-response', detail, { cause })
+}
+
+/** Parses an upstream body; `__proto__`/`constructor.prototype` keys are refused (prototype poisoning). */
+function parseUpstreamJson (body: Buffer): unknown {
+  try {
+    return sjson.parse(body.toString('utf8'), null, { protoAction: 'error', constructorAction: 'error' })
+  } catch (err) {
+    throw badResponse('The upstream post API answered with a body that is not acceptable JSON.', err)
+  }
+}
+
+/** The outcomes every route maps the same way: 503 relayed, any other unexpected status 502. */
+function unexpectedStatus (response: UpstreamResponse): ProblemError {
+  if (response.status === 503) {
+    const header = response.headers['retry-after']
+    return new ProblemError('upstream-unavailable', 'The upstream post API is unavailable; try again shortly.', {
+      retryAfter: typeof header === 'string' && RETRY_AFTER.test(header) ? header : DEFAULT_RETRY_AFTER_S
+    })
+  }
+  return badResponse(`The upstream post API answered with status ${response.status}.`)
+}
+
+function strongEtag (header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && STRONG_ETAG.test(header) ? header : undefined
+}

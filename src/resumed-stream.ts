@@ -1,0 +1,18 @@
+// A byte stream that starts with chunks already taken from an iterator (to look at them, or to
+// make sure the source started), then goes on with the rest of it.
+import { Readable } from 'node:stream'
+
+/**
+ * `read`, then whatever `rest` still yields. When the stream is destroyed early (the client went
+ * away), `rest` is returned at once, so its source (a socket, a cursor) is released.
+ */
+export function resumedStream<T extends Buffer | string> (read: readonly T[], rest: AsyncIterator<T>): Readable {
+  return Readable.from((async function * () {
+    try {
+      yield * read
+      yield * { [Symbol.asyncIterator]: () => rest }
+    } finally {
+      await rest.return?.()
+    }
+  })(), { objectMode: false })
+}
