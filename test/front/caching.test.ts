@@ -82,6 +82,12 @@ test('bodies are compressed with br or gzip when accepted, with their own ETags'
   assert.equal(gz.headers['content-encoding'], 'gzip')
   assert.equal(gunzipSync(Buffer.from(await gz.body.arrayBuffer())).toString(), body)
   assert.notEqual(br.headers.etag, gz.headers.etag)
+  // q-values decide, and `*` never stands for a refused coding.
+  for (const acceptEncoding of ['br;q=0.1, gzip', 'br;q=0, *']) {
+    const weighed = await request(`${front.url}/api/blog/squeezed`, { headers: { 'accept-encoding': acceptEncoding } })
+    assert.equal(weighed.headers['content-encoding'], 'gzip', acceptEncoding)
+    assert.equal(gunzipSync(Buffer.from(await weighed.body.arrayBuffer())).toString(), body)
+  }
   assert.equal((await get(front.url, '/api/blog/squeezed', { 'if-none-match': String(gz.headers.etag) })).status, 304)
   serveWithEtag(post('tiny').slice(0, 0) + JSON.stringify({ slug: 'tiny' }))
   const small = await request(`${front.url}/api/blog/tiny`, { headers: { 'accept-encoding': 'br' } })
@@ -116,6 +122,22 @@ test('a list above the buffer limit is streamed through', async () => {
   const response = await get(front.url, '/api/blog')
   assert.equal(response.status, 200)
   assert.equal(response.text, list)
+})
+
+test('concurrent requests for a streamed list each get the whole list, never a share of one stream', async () => {
+  const list = JSON.stringify(Array.from({ length: 20 }, (_, i) => JSON.parse(post(`p${i}`))))
+  upstream.behave((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.write(list.slice(0, 5000))
+    setTimeout(() => res.end(list.slice(5000)), 20)
+  })
+  const before = upstream.requests.length
+  const responses = await Promise.all(Array.from({ length: 6 }, async () => await get(front.url, '/api/blog')))
+  for (const response of responses) {
+    assert.equal(response.status, 200)
+    assert.equal(response.text, list)
+  }
+  assert.equal(upstream.requests.length - before, 6, 'one upstream stream per client')
 })
 
 test('a streamed list that does not open an array is a 502', async () => {
