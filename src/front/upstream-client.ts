@@ -145,7 +145,6 @@ export function createUpstreamClient ({ apiUrl, dispatcher, connectFresh, timeou
         read.push(next.value)
         size += next.value.length
         if (size > streamPast) {
-          budget.release()
           return { status, headers: responseHeaders, body: Buffer.alloc(0), stream: resumedStream(read, chunks) }
         }
       }
@@ -153,6 +152,7 @@ export function createUpstreamClient ({ apiUrl, dispatcher, connectFresh, timeou
     } catch (err) {
       throw classify(err, budget.signal.aborted)
     } finally {
+      // Also when a stream is handed over: from then on only the idle time-out bounds it.
       budget.release()
     }
   }

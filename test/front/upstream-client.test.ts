@@ -6,9 +6,10 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { text } from 'node:stream/consumers'
 import { MockAgent, type Dispatcher } from 'undici'
-import { createUpstreamClient, type UpstreamClient } from '../../src/front/upstream-client.js'
+import { createUpstreamClient, createUpstreamTransport, type UpstreamClient } from '../../src/front/upstream-client.js'
 import { ProblemError, type ProblemKind } from '../../src/problems.js'
 import { testConfig } from '../helpers/config.js'
+import { startFakeUpstream } from '../helpers/fake-upstream.js'
 
 const ORIGIN = 'http://upstream.test'
 
@@ -187,5 +188,31 @@ test('a wrong answer shows the upstream is there: it does not count towards the 
   for (let i = 0; i < 3; i++) {
     const err = await rejectsWith(client.get('/api/posts', call), 'upstream-bad-response')
     assert.doesNotMatch(err.message, /failing fast/)
+  }
+})
+
+test('a body handed over as a stream outlives the whole-call budget (over a real socket)', async () => {
+  const chunks = Array.from({ length: 6 }, (_, i) => `${i}`.repeat(200))
+  const upstream = await startFakeUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }) // chunked: length unknown
+    let sent = 0
+    const timer = setInterval(() => {
+      res.write(chunks[sent++])
+      if (sent === chunks.length) {
+        clearInterval(timer)
+        res.end()
+      }
+    }, 100)
+  })
+  const config = testConfig({ UPSTREAM_TIMEOUT_MS: '300' })
+  const transport = createUpstreamTransport(upstream.url, config.upstreamTimeouts)
+  try {
+    const client = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: 0 })
+    const response = await client.get('/api/posts', { ...call, maxBytes: 10_000, streamAbove: 100 })
+    assert.ok(response.stream !== undefined, 'not streamed')
+    assert.equal(await text(response.stream), chunks.join(''), 'the stream was cut by the budget')
+  } finally {
+    await transport.dispatcher.close()
+    await upstream.close()
   }
 })
