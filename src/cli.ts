@@ -11,7 +11,7 @@ import { ConfigError, describeStore, flagName, loadConfig, SETTINGS, type Config
 import { buildFrontApp } from './front/app.js'
 import { createUpstreamClient, createUpstreamTransport } from './front/upstream-client.js'
 import { buildPostsApp } from './posts-api/app.js'
-import { openStore } from './store/open-store.js'
+import { openStore, type OpenStoreOptions } from './store/open-store.js'
 import type { PostStore } from './store/store.js'
 
 const COMMANDS = {
@@ -64,23 +64,27 @@ function parseCommandLine (argv: string[]): { command: Command, flags: Partial<R
   return { command: command as Command, flags, help: parsed.values.help === true }
 }
 
+function storeOptions (config: Config, logger: Logger, writable: boolean): OpenStoreOptions {
+  const onPoolError = (err: Error): void => logger.warn({ err }, 'idle database connection lost; the pool will reconnect')
+  return { writable, onPoolError, limits: config.storeLimits }
+}
+
 /**
  * Opens the configured store. Only the default SQLite file, when it does not exist yet, is
  * created, migrated and seeded; a database the user names is read, never written.
  */
 async function openServingStore (config: Config, logger: Logger): Promise<PostStore> {
-  const onPoolError = (err: Error): void => logger.warn({ err }, 'idle database connection lost; the pool will reconnect')
   const location = config.store
   if (location.dialect === 'sqlite' && config.storeIsDefault && !existsSync(location.filename)) {
     mkdirSync(dirname(location.filename), { recursive: true })
-    const store = await openStore(location, { writable: true })
+    const store = await openStore(location, storeOptions(config, logger, true))
     await store.migrate()
     await store.checkSchema()
     const count = await store.seed()
     logger.info(`created ${location.filename} with ${count} sample posts`)
     return store
   }
-  const store = await openStore(location, { onPoolError, limits: config.storeLimits })
+  const store = await openStore(location, storeOptions(config, logger, false))
   try {
     await store.checkSchema()
   } catch (err) {
@@ -173,8 +177,8 @@ async function run (command: Command, config: Config, logger: Logger): Promise<v
     case 'migrate':
     case 'seed': {
       const location = config.store
-      if (location.dialect === 'sqlite' && location.filename !== ':memory:') mkdirSync(dirname(location.filename), { recursive: true })
-      const store = await openStore(location, { writable: true })
+      if (location.dialect === 'sqlite') mkdirSync(dirname(location.filename), { recursive: true })
+      const store = await openStore(location, storeOptions(config, logger, true))
       try {
         if (command === 'migrate') {
           await store.migrate()

@@ -22,8 +22,7 @@ export interface Config {
   readonly upstreamTimeouts: UpstreamTimeouts
   /** Server-side limits on clients, both tiers. */
   readonly serverTimeouts: ServerTimeouts
-  /** Store pool bounds (PostgreSQL, MySQL). */
-  readonly storeLimits: { poolSize: number, connectTimeoutMs: number, statementTimeoutMs: number }
+  readonly storeLimits: StoreLimits
   /** Event-loop delay beyond which requests are shed with 503 (0: never). */
   readonly loadShedDelayMs: number
   /** Consecutive upstream failures that make the front fail fast (0: never). */
@@ -60,6 +59,15 @@ export interface ServerTimeouts {
   requestMs: number
   /** Idle keep-alive connections are closed after this; keep it above any load balancer's. */
   keepAliveMs: number
+}
+
+/** Bounds of a server store's pool (PostgreSQL, MySQL); SQLite has one connection. */
+export interface StoreLimits {
+  poolSize: number
+  /** Wait for a free or new connection; pg-pool's default is forever. */
+  connectTimeoutMs: number
+  /** Longest statement, enforced by the server. */
+  statementTimeoutMs: number
 }
 
 export const DEFAULT_DATABASE_FILE = './data/blog.db'
@@ -189,14 +197,14 @@ const SCHEME = /^([a-z][a-z0-9+.-]*):/i
 /** A file path or `sqlite:` URL, `postgres(ql)://`, `mysql://` or `mariadb://`. */
 export function parseStoreLocation (value: string): StoreLocation {
   const scheme = SCHEME.exec(value)?.[1]?.toLowerCase()
-  if (scheme === undefined) return { dialect: 'sqlite', filename: value }
+  if (scheme === undefined) return sqliteFile(value)
   switch (scheme) {
     case 'sqlite': {
-      // sqlite:relative/path, sqlite:///absolute/path, sqlite::memory:
+      // sqlite:relative/path, sqlite:///absolute/path
       const rest = value.slice('sqlite:'.length)
       const filename = rest.startsWith('//') ? decodeURIComponent(new URL(value).pathname) : rest
       if (filename === '') throw new ConfigError('DATABASE_URL', 'the sqlite: URL names no file')
-      return { dialect: 'sqlite', filename }
+      return sqliteFile(filename)
     }
     case 'postgres':
     case 'postgresql':
@@ -209,6 +217,16 @@ export function parseStoreLocation (value: string): StoreLocation {
     default:
       throw new ConfigError('DATABASE_URL', `unknown store scheme "${scheme}:" (use a file path, sqlite:, postgres://, mysql:// or mariadb://)`)
   }
+}
+
+/**
+ * An in-memory database would be empty and private to its one connection: the post API opens
+ * it read-only (nothing could ever be written to it) and streams lists on connections of their
+ * own (which would each see another, empty database). Refused rather than served empty.
+ */
+function sqliteFile (filename: string): StoreLocation {
+  if (filename === ':memory:') throw new ConfigError('DATABASE_URL', 'an in-memory SQLite database cannot serve posts (name a file)')
+  return { dialect: 'sqlite', filename }
 }
 
 function checkUrl (value: string): void {

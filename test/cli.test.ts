@@ -29,6 +29,8 @@ describe('configuration errors stop start-up with one line naming the setting', 
     ['an API_URL that is not http', ['front', '--api-url', 'ftp://example.com'], {}, /API_URL/],
     ['the front without API_URL', ['front'], {}, /API_URL/],
     ['an unknown store scheme', [], { DATABASE_URL: 'redis://127.0.0.1/0' }, /DATABASE_URL.*redis/],
+    ...(['serve', 'posts-api', 'front', 'migrate', 'seed'] as const).map((command): [string, string[], NodeJS.ProcessEnv, RegExp] =>
+      [`an in-memory SQLite database (${command})`, [command], { DATABASE_URL: 'sqlite::memory:', API_URL: 'http://127.0.0.1:1' }, /DATABASE_URL.*in-memory/]),
     ['a time-out that is not a number', [], { UPSTREAM_TIMEOUT_MS: '10s' }, /UPSTREAM_TIMEOUT_MS/],
     ['an unknown log level', ['--log-level', 'loud'], {}, /LOG_LEVEL/],
     ['a slug pattern that is not a regular expression', [], { SLUG_PATTERN: '([a-z' }, /SLUG_PATTERN/],

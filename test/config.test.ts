@@ -27,11 +27,16 @@ test('store locations by scheme', () => {
   assert.deepEqual(parseStoreLocation('blog.db'), { dialect: 'sqlite', filename: 'blog.db' })
   assert.deepEqual(parseStoreLocation('sqlite:data/x.db'), { dialect: 'sqlite', filename: 'data/x.db' })
   assert.deepEqual(parseStoreLocation('sqlite:///var/lib/blog%20x.db'), { dialect: 'sqlite', filename: '/var/lib/blog x.db' })
-  assert.deepEqual(parseStoreLocation('sqlite::memory:'), { dialect: 'sqlite', filename: ':memory:' })
   assert.equal(parseStoreLocation('postgresql://u@h/db').dialect, 'postgres')
   assert.deepEqual(parseStoreLocation('mariadb://root@h:3306/db'), { dialect: 'mysql', url: 'mysql://root@h:3306/db' })
   assert.throws(() => parseStoreLocation('mongodb://h/db'), ConfigError)
   assert.throws(() => parseStoreLocation('postgres://[bad'), ConfigError)
+})
+
+test('an in-memory SQLite database is refused, naming DATABASE_URL', () => {
+  for (const value of ['sqlite::memory:', ':memory:']) {
+    assert.throws(() => loadConfig({ DATABASE_URL: value }), (err: unknown) => err instanceof ConfigError && err.setting === 'DATABASE_URL' && /in-memory/.test(err.message))
+  }
 })
 
 test('printed store URLs hide the password', () => {

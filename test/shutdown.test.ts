@@ -16,8 +16,8 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import Database from 'better-sqlite3'
-import { openStore } from '../src/store/open-store.js'
 import { startCli, type RunningCli } from './helpers/cli.js'
+import { openTestStore } from './helpers/databases.js'
 import { json, startFakeUpstream } from './helpers/fake-upstream.js'
 import { get, type TestResponse } from './helpers/http.js'
 import { assertProblem } from './helpers/problem.js'
@@ -30,7 +30,7 @@ const database = join(dir, 'blog.db')
 let editor: Database.Database
 
 before(async () => {
-  const writer = await openStore({ dialect: 'sqlite', filename: database }, { writable: true })
+  const writer = await openTestStore({ dialect: 'sqlite', filename: database }, { writable: true })
   await writer.migrate()
   await writer.seed()
   await writer.close()

@@ -13,18 +13,19 @@ export interface PostsAppOptions {
   store: PostStore
   logger: Logger
   /** `Cache-Control` of successful answers. */
-  cacheControl?: string
-  /** Lists above this many bytes are streamed rather than built whole. */
+  cacheControl: string
+  /** Lists above this many bytes are streamed rather than built whole (tests lower it). */
   listBufferLimit?: number
-  server?: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
+  server: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
+// Only the front still imports this; CACHE_CONTROL's default is config.ts's settings table.
 export const DEFAULT_CACHE_CONTROL = 'no-cache'
 
-export function buildPostsApp ({ store, logger, cacheControl = DEFAULT_CACHE_CONTROL, listBufferLimit, server = {} }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store, logger, cacheControl, listBufferLimit, server }: PostsAppOptions): FastifyInstance {
   const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'] })
   const bodies = createPostBodies(store, listBufferLimit)
   let consecutiveFailures = 0

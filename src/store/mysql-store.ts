@@ -2,7 +2,8 @@
 import { Kysely, MysqlDialect, sql, type CompiledQuery } from 'kysely'
 import { createPool, type Connection, type Pool, type PoolConnection, type TypeCastField, type TypeCastNext } from 'mysql2'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
-import type { ColumnInfo, StoreLimits } from './store.js'
+import type { StoreLimits } from '../config.js'
+import type { ColumnInfo } from './store.js'
 
 /** MySQL/MariaDB BOOLEAN is TINYINT(1): read it as a boolean. */
 function typeCast (field: TypeCastField, next: TypeCastNext): unknown {

@@ -4,7 +4,7 @@ import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { bigintToJson } from './normalise-row.js'
-import type { StoreLimits } from './store.js'
+import type { StoreLimits } from '../config.js'
 
 const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const
 

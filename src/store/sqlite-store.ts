@@ -44,7 +44,7 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
     },
     // SQLite text timestamps are served as stored, so store them as ISO 8601 UTC.
     timestampParameter: (date) => date.toISOString(),
-    detectChangeTracking: async () => filename !== ':memory:',
+    detectChangeTracking: async () => true,
     readChangeToken: async () => String(dataVersion.get()),
     // better-sqlite3 allows no other statement on a connection while an iterator is open on it,
     // so a streamed list reads through a connection of its own (one statement: one snapshot).
@@ -71,6 +71,6 @@ export function openSqliteStore (filename: string, { writable }: { writable: boo
   // Integers come as BigInt so that values beyond 2^53 survive (then served as strings).
   database.defaultSafeIntegers(true)
   // WAL lets an editor commit while we read; only set on files we may write.
-  if (writable && filename !== ':memory:') database.pragma('journal_mode = WAL')
+  if (writable) database.pragma('journal_mode = WAL')
   return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database }) }), createSqliteSpec(database, filename))
 }

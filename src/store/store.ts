@@ -46,17 +46,6 @@ export interface PostStore {
   close (): Promise<void>
 }
 
-/** Bounds of a server store's pool (PostgreSQL, MySQL); SQLite has one connection. */
-export interface StoreLimits {
-  poolSize: number
-  /** Wait for a free or new connection; pg-pool's default is forever. */
-  connectTimeoutMs: number
-  /** Longest statement, enforced by the server. */
-  statementTimeoutMs: number
-}
-
-export const DEFAULT_STORE_LIMITS: StoreLimits = { poolSize: 10, connectTimeoutMs: 3000, statementTimeoutMs: 5000 }
-
 export class StoreUnavailableError extends Error {
   constructor (message: string, options: { cause?: unknown } = {}) {
     super(message, options)

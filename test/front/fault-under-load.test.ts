@@ -12,9 +12,9 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import { request } from 'undici'
-import { openStore } from '../../src/store/open-store.js'
 import type { ProblemKind } from '../../src/problems.js'
 import { CLI } from '../helpers/cli.js'
+import { openTestStore } from '../helpers/databases.js'
 import { freePort, startFakeUpstream, type FakeUpstream, type UpstreamBehaviour } from '../helpers/fake-upstream.js'
 import { gc } from '../helpers/gc.js'
 import { between, startLoad, tally, type Load } from '../helpers/load.js'
@@ -64,7 +64,7 @@ const connectionsOf = async (running: RunningApp): Promise<number> =>
   await new Promise((resolve, reject) => running.app.server.getConnections((err, n) => err === null ? resolve(n) : reject(err)))
 
 before(async () => {
-  const writer = await openStore({ dialect: 'sqlite', filename: database }, { writable: true })
+  const writer = await openTestStore({ dialect: 'sqlite', filename: database }, { writable: true })
   await writer.migrate()
   await writer.seed()
   await writer.close()

@@ -7,7 +7,10 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { createConnection } from 'mysql2/promise'
 import pg from 'pg'
-import type { StoreLocation } from '../../src/config.js'
+import type { Config, StoreLocation } from '../../src/config.js'
+import { openStore } from '../../src/store/open-store.js'
+import type { PostStore } from '../../src/store/store.js'
+import { testConfig } from './config.js'
 
 export interface TestDatabase {
   location: StoreLocation
@@ -18,6 +21,11 @@ export interface TestDatabase {
   /** The database's name on its server. */
   name: string
   drop: () => Promise<void>
+}
+
+/** Opens a store as the CLI does: read-only unless `writable`, with `config`'s pool limits (default: the settings table's). */
+export async function openTestStore (location: StoreLocation, { writable = false, config = testConfig() }: { writable?: boolean, config?: Config } = {}): Promise<PostStore> {
+  return await openStore(location, { writable, onPoolError: () => {}, limits: config.storeLimits })
 }
 
 export interface TestServer {

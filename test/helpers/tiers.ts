@@ -64,7 +64,13 @@ export interface Tiers {
 
 /** Starts the post API over `store` and a front calling it; closing them closes the store too. */
 export async function startTiers (store: PostStore): Promise<Tiers> {
-  const postsApp = buildPostsApp({ store, logger: silentLogger })
+  const config = testConfig()
+  const postsApp = buildPostsApp({
+    store,
+    logger: silentLogger,
+    cacheControl: config.cacheControl,
+    server: { timeouts: config.serverTimeouts, loadShedDelayMs: config.loadShedDelayMs }
+  })
   const posts = await listen(postsApp)
   const front = await startFront(new URL(posts.url))
   return {

@@ -4,9 +4,8 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { isLookupableSlug } from '../../src/slug.js'
-import { openStore } from '../../src/store/open-store.js'
 import { StoreSchemaError, type Post, type PostStore } from '../../src/store/store.js'
-import type { TestDatabase, TestServer } from '../helpers/databases.js'
+import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { RawKeepAliveClient } from '../helpers/raw-http.js'
@@ -34,14 +33,14 @@ export function describeStoreContract (name: string, server: TestServer, fixture
     beforeEach(async () => { await db.exec('DROP TABLE IF EXISTS posts') })
 
     async function migratedStore (): Promise<PostStore> {
-      const writer = await openStore(db.location, { writable: true })
+      const writer = await openTestStore(db.location, { writable: true })
       await writer.migrate()
       await writer.close()
       return await servingStore()
     }
 
     async function servingStore (): Promise<PostStore> {
-      const store = await openStore(db.location)
+      const store = await openTestStore(db.location)
       await store.checkSchema()
       return store
     }
@@ -208,7 +207,7 @@ export function describeStoreContract (name: string, server: TestServer, fixture
     })
 
     test('migrate is idempotent and seed inserts the sample posts once', async () => {
-      const writer = await openStore(db.location, { writable: true })
+      const writer = await openTestStore(db.location, { writable: true })
       try {
         await writer.migrate()
         await writer.migrate()
@@ -226,11 +225,11 @@ export function describeStoreContract (name: string, server: TestServer, fixture
     })
 
     test('a database without a posts table, or a posts table without slug, is refused', async () => {
-      const missing = await openStore(db.location)
+      const missing = await openTestStore(db.location)
       await assert.rejects(missing.checkSchema(), (err: unknown) => err instanceof StoreSchemaError && /no `posts` table/.test(err.message))
       await missing.close()
       await db.exec('CREATE TABLE posts (id INTEGER, title VARCHAR(20))')
-      const noSlug = await openStore(db.location)
+      const noSlug = await openTestStore(db.location)
       await assert.rejects(noSlug.checkSchema(), (err: unknown) => err instanceof StoreSchemaError && /no `slug` column/.test(err.message))
       await noSlug.close()
     })

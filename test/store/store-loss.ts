@@ -2,18 +2,17 @@
 // (never 500, never a hang), and the service recovers by itself once the store is back.
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { openStore } from '../../src/store/open-store.js'
-import type { TestDatabase } from '../helpers/databases.js'
+import { openTestStore, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 
 export async function startOverOneFreshPost (db: TestDatabase): Promise<Tiers> {
-  const writer = await openStore(db.location, { writable: true })
+  const writer = await openTestStore(db.location, { writable: true })
   await writer.migrate()
   await writer.close()
   await db.exec("INSERT INTO posts (slug, title, content) VALUES ('first-post', 'First', '')")
-  const store = await openStore(db.location)
+  const store = await openTestStore(db.location)
   await store.checkSchema()
   return await startTiers(store)
 }
