@@ -12,6 +12,12 @@ export interface Tables {
 
 export interface DialectSpec {
   readonly dialect: Dialect
+  /**
+   * Whether a driver error means the store is unavailable: unreachable, connection lost or
+   * refused, no connection in time, a statement time-out, the table or a column gone. Anything
+   * else (a defect of ours, an unexpected driver error) is not, and surfaces as a 500.
+   */
+  isUnavailable (err: Error): boolean
   /** Columns of `posts` in table order; empty when there is no such table. */
   describeColumns (db: Kysely<Tables>): Promise<ColumnInfo[]>
   /** `published_at` newest first, NULLs (unpublished) last, on every store. */
@@ -71,7 +77,7 @@ export class KyselyPostStore implements PostStore {
     try {
       for await (const row of rows) yield this.#normalise(row)
     } catch (err) {
-      throw new StoreUnavailableError(`the ${this.dialect} store failed while streaming`, { cause: err })
+      throw this.#classify(err, 'failed while streaming')
     }
   }
 
@@ -113,7 +119,13 @@ export class KyselyPostStore implements PostStore {
     try {
       return await read()
     } catch (err) {
-      throw new StoreUnavailableError(`the ${this.dialect} store failed to answer`, { cause: err })
+      throw this.#classify(err, 'failed to answer')
     }
+  }
+
+  /** A store outage becomes StoreUnavailableError (503); anything else propagates unchanged (500). */
+  #classify (err: unknown, what: string): unknown {
+    if (err instanceof StoreUnavailableError || !(err instanceof Error) || !this.#spec.isUnavailable(err)) return err
+    return new StoreUnavailableError(`the ${this.dialect} store ${what}`, { cause: err })
   }
 }

@@ -1,7 +1,9 @@
 // MySQL and MariaDB through mysql2.
-import { Kysely, MysqlDialect, sql, type CompiledQuery } from 'kysely'
+import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool, type Connection, type Pool, type PoolConnection, type TypeCastField, type TypeCastNext } from 'mysql2'
+import { isNetworkFailure } from './driver-errors.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
+import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
 import type { ColumnInfo } from './store.js'
 
@@ -20,26 +22,20 @@ const JSON_VALID_CHECK = /json_valid\(`((?:[^`]|``)+)`\)/gi
 const STREAM_HIGH_WATER_ROWS = 200
 
 /**
- * A list streamed on a connection of its own, with the statement time-out lifted for it: the
- * query lasts as long as the client takes to read the list (MariaDB's max_statement_time and
- * MySQL's max_execution_time would cut a long one short).
+ * Server errors of an outage: too many connections (1040, 1203), shutting down (1053), the table,
+ * a column or the database gone (1146, 1054, 1049), access refused (1044, 1045), a statement
+ * time-out (MariaDB 1969, MySQL 3024), a lock wait time-out (1205), a killed query or connection
+ * (1317, 1927), an idle connection closed by the server (4031).
  */
-async function * streamRows (pool: Pool, query: CompiledQuery, statementTimeoutMs: number): AsyncGenerator<Record<string, unknown>> {
-  const connection = await new Promise<PoolConnection>((resolve, reject) => {
-    pool.getConnection((err, acquired) => { if (err === null) resolve(acquired); else reject(err) })
-  })
-  // Only a connection that read its whole result and got its time-out back is reused: one left
-  // mid-result (the client went away) or broken is destroyed.
-  let reusable = false
-  try {
-    await setStatementTimeout(connection, 0)
-    yield * connection.query(query.sql, [...query.parameters]).stream({ highWaterMark: STREAM_HIGH_WATER_ROWS }) as AsyncIterable<Record<string, unknown>>
-    await setStatementTimeout(connection, statementTimeoutMs)
-    reusable = true
-  } finally {
-    if (reusable) connection.release()
-    else connection.destroy()
-  }
+const OUTAGE_ERRNOS = new Set([1040, 1203, 1053, 1146, 1054, 1049, 1044, 1045, 1969, 3024, 1205, 1317, 1927, 4031])
+
+function isUnavailable (err: Error): boolean {
+  // mysql2 marks fatal the errors that broke the connection: lost, refused, timed out, handshake failed.
+  if ((err as { fatal?: unknown }).fatal === true) return true
+  const errno = (err as { errno?: unknown }).errno
+  if (typeof errno === 'number' && OUTAGE_ERRNOS.has(errno)) return true
+  // The pool's wait queue is full (QUEUE_LIMIT).
+  return isNetworkFailure(err) || err.message === 'Queue limit reached.'
 }
 
 /** MariaDB bounds statements in seconds, MySQL bounds SELECTs in milliseconds; 0 lifts either. */
@@ -54,6 +50,7 @@ async function setStatementTimeout (connection: Connection, ms: number): Promise
 
 const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   dialect: 'mysql',
+  isUnavailable,
   async describeColumns (db) {
     const { rows } = await sql<{ name: string }>`
       SELECT COLUMN_NAME AS name FROM information_schema.COLUMNS
@@ -84,7 +81,16 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
     ) CHARACTER SET utf8mb4`.execute(db)
   },
   timestampParameter: (date) => date,
-  streamRows: (query) => streamRows(pool, query, statementTimeoutMs),
+  streamRows: (query) => streamOnOwnConnection<PoolConnection>({
+    acquire: async () => await new Promise((resolve, reject) => {
+      pool.getConnection((err, connection) => { if (err === null) resolve(connection); else reject(err) })
+    }),
+    // MariaDB's max_statement_time and MySQL's max_execution_time would cut a long list short.
+    liftStatementTimeout: async (connection) => { await setStatementTimeout(connection, 0) },
+    rows: (connection) => connection.query(query.sql, [...query.parameters]).stream({ highWaterMark: STREAM_HIGH_WATER_ROWS }) as AsyncIterable<Record<string, unknown>>,
+    restoreStatementTimeout: async (connection) => { await setStatementTimeout(connection, statementTimeoutMs) },
+    release: (connection, reusable) => { if (reusable) connection.release(); else connection.destroy() }
+  }),
   // No change detector: MySQL's TRUNCATE bypasses triggers, so a trigger-kept counter could
   // miss a change. Every answer is read afresh (ETags and 304s still work, from the bytes).
   detectChangeTracking: async () => false,

@@ -3,8 +3,11 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
+import { isNetworkFailure } from './driver-errors.js'
 import { bigintToJson } from './normalise-row.js'
+import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
+import { StoreUnavailableError } from './store.js'
 
 const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const
 
@@ -31,31 +34,38 @@ const typeParsers = {
   }
 } as pg.CustomTypesConfig
 
+/**
+ * SQLSTATE classes of an outage: 08 connection exception, 53 insufficient resources (too many
+ * connections, disk full), 57 operator intervention (57014 statement time-out, 57P01 to 57P03
+ * terminated or cannot connect now), 58 system error (I/O).
+ */
+const OUTAGE_CLASSES = new Set(['08', '53', '57', '58'])
+/**
+ * And single states: the table or a column gone (42P01, 42703), the database gone (3D000) or not
+ * accepting connections (55000), the credentials refused (28000, 28P01).
+ */
+const OUTAGE_STATES = new Set(['42P01', '42703', '3D000', '55000', '28000', '28P01'])
+/** node-postgres's own errors for a connection that died, or none within connectionTimeoutMillis. */
+const LOST_CONNECTION = /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|timeout expired)/
+
+function isUnavailable (err: Error): boolean {
+  if (err instanceof pg.DatabaseError) {
+    const state = err.code ?? ''
+    // FATAL and PANIC end the session: the server dropped or refused the connection.
+    return OUTAGE_CLASSES.has(state.slice(0, 2)) || OUTAGE_STATES.has(state) || err.severity === 'FATAL' || err.severity === 'PANIC'
+  }
+  return isNetworkFailure(err) || LOST_CONNECTION.test(err.message)
+}
+
 /** Rows per cursor read: a few concurrent streams stay within a few MB. */
 const CURSOR_BATCH_ROWS = 50
 
-/**
- * A list read from a cursor on a connection of its own. `statement_timeout` is lifted for it:
- * the cursor is one statement for as long as the client takes to read the list (a 100,000-post
- * list to a slow client takes minutes); the front's body time-out bounds a stalled reader.
- */
-async function * streamRows (pool: pg.Pool, query: CompiledQuery): AsyncGenerator<Record<string, unknown>> {
-  const client = await pool.connect()
-  // Only a connection that read its whole result and got its time-out back is reused: one left
-  // mid-cursor (the client went away) or broken is destroyed.
-  let reusable = false
-  try {
-    await client.query('SET statement_timeout = 0')
-    const cursor = client.query(new Cursor<Record<string, unknown>>(query.sql, [...query.parameters]))
-    for (let rows = await cursor.read(CURSOR_BATCH_ROWS); rows.length > 0; rows = await cursor.read(CURSOR_BATCH_ROWS)) {
-      yield * rows
-    }
-    await cursor.close()
-    await client.query('RESET statement_timeout')
-    reusable = true
-  } finally {
-    client.release(!reusable)
+async function * cursorRows (client: pg.PoolClient, query: CompiledQuery): AsyncGenerator<Record<string, unknown>> {
+  const cursor = client.query(new Cursor<Record<string, unknown>>(query.sql, [...query.parameters]))
+  for (let rows = await cursor.read(CURSOR_BATCH_ROWS); rows.length > 0; rows = await cursor.read(CURSOR_BATCH_ROWS)) {
+    yield * rows
   }
+  await cursor.close()
 }
 
 /**
@@ -73,6 +83,7 @@ const CHANGE_TOKEN_QUERY = {
 
 const postgresSpec = (pool: pg.Pool): DialectSpec => ({
   dialect: 'postgres',
+  isUnavailable,
   async describeColumns (db) {
     // to_regclass follows search_path, as the unqualified `posts` of our queries does.
     const { rows } = await sql<{ name: string }>`
@@ -105,11 +116,18 @@ const postgresSpec = (pool: pg.Pool): DialectSpec => ({
   },
   async readChangeToken () {
     const { rows: [row] } = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(CHANGE_TOKEN_QUERY)
-    if (row?.rel == null) throw new Error('the posts table is missing')
+    if (row?.rel == null) throw new StoreUnavailableError('the postgres store has no posts table')
     return row.tracked ? `${row.rel}.${row.version}` : undefined
   },
   timestampParameter: (date) => date,
-  streamRows: (query) => streamRows(pool, query)
+  streamRows: (query) => streamOnOwnConnection({
+    acquire: async () => await pool.connect(),
+    liftStatementTimeout: async (client) => { await client.query('SET statement_timeout = 0') },
+    rows: (client) => cursorRows(client, query),
+    // Back to the pool's statement_timeout, a start-up parameter of the connection.
+    restoreStatementTimeout: async (client) => { await client.query('RESET statement_timeout') },
+    release: (client, reusable) => client.release(!reusable)
+  })
 })
 
 /**

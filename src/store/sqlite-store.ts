@@ -15,12 +15,28 @@ function columnKind (declaredType: string): ColumnKind {
   return 'value'
 }
 
+/**
+ * Result codes of an outage, extended ones included (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_READ…):
+ * locked by a writer beyond BUSY_TIMEOUT_MS, the file gone or unreadable, the disk full.
+ */
+const OUTAGE_CODES = /^SQLITE_(?:BUSY|LOCKED|CANTOPEN|IOERR|PROTOCOL|CORRUPT|NOTADB|FULL)(?:_|$)/
+/** SQLITE_ERROR when the table or a column is gone. */
+const MISSING_OBJECT = /^no such (?:table|column)\b/
+/** better-sqlite3 checks this itself, before SQLite would answer SQLITE_CANTOPEN. */
+const MISSING_DIRECTORY = 'Cannot open database because the directory does not exist'
+
+function isUnavailable (err: Error): boolean {
+  if (err instanceof Database.SqliteError) return OUTAGE_CODES.test(err.code) || MISSING_OBJECT.test(err.message)
+  return err instanceof TypeError && err.message === MISSING_DIRECTORY
+}
+
 function createSqliteSpec (database: Database.Database, filename: string): DialectSpec {
   // PRAGMA data_version changes whenever another connection commits (any table, and schema
   // changes too): an exact and nearly free change detector, prepared once.
   const dataVersion = database.prepare('PRAGMA data_version').pluck()
   return {
     dialect: 'sqlite',
+    isUnavailable,
     async describeColumns (db) {
       const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
       return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type) }))

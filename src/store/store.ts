@@ -17,8 +17,9 @@ export interface ColumnInfo {
 
 /**
  * Reads posts. Every read sees the store's current committed state.
- * Failures of the store itself (unreachable, timed out, table gone) reject with
- * StoreUnavailableError, which the API answers as 503 + Retry-After.
+ * Failures of the store itself (unreachable, connection lost, timed out, table or column gone)
+ * reject with StoreUnavailableError, which the API answers as 503 + Retry-After; any other error
+ * rejects as it is (a defect: 500).
  */
 export interface PostStore {
   readonly dialect: Dialect

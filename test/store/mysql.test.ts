@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { PoolConnection } from 'mysql2'
 import { mysqlServer } from '../helpers/databases.js'
+import { freePort } from '../helpers/fake-upstream.js'
 import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
 import { describeStoreContract } from './store-contract.js'
+import { describeStoreErrors, LIST_PATH, POST_PATH, silentServer, typeErrorFrom } from './store-errors.js'
 
 describeStoreContract('MySQL/MariaDB', mysqlServer, {
   normalisationTable: [
@@ -47,4 +50,36 @@ describe('MySQL/MariaDB store loss', { skip: mysqlServer.skip }, () => {
       await db.drop().catch(() => {})
     }
   })
+})
+
+describeStoreErrors('MySQL/MariaDB', mysqlServer, {
+  outages: [
+    { name: 'the posts table renamed away (1146)', cause: async (db) => { await db.exec('RENAME TABLE posts TO posts_away') } },
+    { name: 'the column the list is ordered by dropped (1054)', paths: [LIST_PATH], cause: async (db) => { await db.exec('ALTER TABLE posts DROP COLUMN published_at') } },
+    {
+      name: 'a statement time-out (MariaDB 1969, MySQL 3024)',
+      settings: { DB_STATEMENT_TIMEOUT_MS: '200' },
+      // A list lifts the time-out for its stream: only the post is bounded.
+      paths: [POST_PATH],
+      cause: async (db) => { await db.exec('RENAME TABLE posts TO posts_table; CREATE VIEW posts AS SELECT p.*, SLEEP(5) AS pause FROM posts_table p') }
+    },
+    { name: 'connection refused', location: async () => ({ dialect: 'mysql', url: `mysql://root@127.0.0.1:${await freePort()}/blog` }), cause: async () => {} },
+    {
+      name: 'no connection within DB_CONNECT_TIMEOUT_MS',
+      settings: { DB_CONNECT_TIMEOUT_MS: '200' },
+      location: async (t) => ({ dialect: 'mysql', url: `mysql://root@127.0.0.1:${await silentServer(t)}/blog` }),
+      cause: async () => {}
+    }
+  ],
+  defects: [
+    {
+      name: 'an unexpected MySQL error (a subquery of two rows in a view)',
+      logged: /more than 1 row/,
+      cause: async (db) => {
+        await db.exec('RENAME TABLE posts TO posts_table; CREATE VIEW posts AS SELECT p.*, (SELECT 1 UNION SELECT 2) AS broken FROM posts_table p')
+      }
+    },
+    // Our reads only: the pool's own session set-up must keep working.
+    typeErrorFrom(PoolConnection.prototype, 'query', ([sql]) => typeof sql === 'string' && /^select/i.test(sql))
+  ]
 })

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import pg from 'pg'
 import { postgresServer } from '../helpers/databases.js'
+import { freePort } from '../helpers/fake-upstream.js'
 import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
 import { describeStoreContract } from './store-contract.js'
+import { describeStoreErrors, LIST_PATH, POST_PATH, silentServer, typeErrorFrom } from './store-errors.js'
 
 describeStoreContract('PostgreSQL', postgresServer, {
   normalisationTable: [
@@ -56,4 +59,43 @@ describe('PostgreSQL store loss', { skip: postgresServer.skip }, () => {
       await db.drop()
     }
   })
+})
+
+describeStoreErrors('PostgreSQL', postgresServer, {
+  outages: [
+    { name: 'the posts table renamed away (42P01)', cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_away') } },
+    { name: 'the column the list is ordered by dropped (42703)', paths: [LIST_PATH], cause: async (db) => { await db.exec('ALTER TABLE posts DROP COLUMN published_at') } },
+    {
+      name: 'a statement time-out (57014)',
+      settings: { DB_STATEMENT_TIMEOUT_MS: '200' },
+      // A list lifts the time-out for its cursor: only the post is bounded.
+      paths: [POST_PATH],
+      cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_table; CREATE VIEW posts AS SELECT p.* FROM posts_table p, pg_sleep(5)') }
+    },
+    {
+      name: 'connections terminated while the database refuses new ones (57P01, 55000)',
+      cause: async (db) => {
+        await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`)
+        const terminated = await db.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db.name}' AND application_name = 'blog-read-api'`)
+        assert.ok(terminated.length > 0, 'the store had a connection to terminate')
+      }
+    },
+    { name: 'connection refused', location: async () => ({ dialect: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/blog` }), cause: async () => {} },
+    {
+      name: 'no connection within DB_CONNECT_TIMEOUT_MS',
+      settings: { DB_CONNECT_TIMEOUT_MS: '200' },
+      location: async (t) => ({ dialect: 'postgres', url: `postgres://postgres@127.0.0.1:${await silentServer(t)}/blog` }),
+      cause: async () => {}
+    }
+  ],
+  defects: [
+    {
+      name: 'an unexpected PostgreSQL error (division by zero in a view)',
+      logged: /division by zero/,
+      cause: async (db) => {
+        await db.exec('ALTER TABLE posts RENAME TO posts_table; CREATE VIEW posts AS SELECT p.*, 1 / (p.id - p.id) AS broken FROM posts_table p')
+      }
+    },
+    typeErrorFrom(pg.Client.prototype, 'query')
+  ]
 })

@@ -1,5 +1,9 @@
+import { rmSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
 import { sqliteServer } from '../helpers/databases.js'
 import { describeStoreContract } from './store-contract.js'
+import { describeStoreErrors, LIST_PATH, typeErrorFrom } from './store-errors.js'
 
 describeStoreContract('SQLite', sqliteServer, {
   normalisationTable: [
@@ -22,4 +26,35 @@ describeStoreContract('SQLite', sqliteServer, {
     rating: 1.5
   },
   timestamp: (iso) => `'${new Date(iso).toISOString()}'`
+})
+
+describeStoreErrors('SQLite', sqliteServer, {
+  outages: [
+    { name: 'the posts table renamed away', cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_away') } },
+    { name: 'the column the list is ordered by dropped', paths: [LIST_PATH], cause: async (db) => { await db.exec('ALTER TABLE posts DROP COLUMN published_at') } },
+    {
+      name: 'the file locked by a writer beyond the busy time-out',
+      // WAL readers are never locked out: in rollback-journal mode an exclusive writer locks them out.
+      prepare: async (db) => { await db.exec('PRAGMA journal_mode = DELETE') },
+      cause: async (db) => { await db.exec('BEGIN EXCLUSIVE') }
+    },
+    // The open connection still reads an unlinked file: the list, which opens a connection of its own, fails.
+    {
+      name: 'the database file gone',
+      paths: [LIST_PATH],
+      cause: async (db) => { for (const suffix of ['', '-wal', '-shm']) rmSync(db.name + suffix, { force: true }) }
+    },
+    { name: 'the database directory gone', paths: [LIST_PATH], cause: async (db) => { rmSync(dirname(db.name), { recursive: true, force: true }) } }
+  ],
+  defects: [
+    {
+      name: 'an unexpected SQLite error (malformed JSON in a view)',
+      logged: /malformed JSON/,
+      cause: async (db) => {
+        await db.exec(`ALTER TABLE posts RENAME TO posts_table;
+          CREATE VIEW posts AS SELECT *, json_extract('not json', '$') AS broken FROM posts_table`)
+      }
+    },
+    typeErrorFrom(Database.prototype, 'prepare')
+  ]
 })
