@@ -14,8 +14,6 @@ export interface PostsAppOptions {
   logger: Logger
   /** `Cache-Control` of successful answers. */
   cacheControl: string
-  /** Lists above this many bytes are streamed rather than built whole (tests lower it). */
-  listBufferLimit?: number
   server: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
 }
 
@@ -25,9 +23,9 @@ const MAX_RETRY_AFTER_S = 5
 // Only the front still imports this; CACHE_CONTROL's default is config.ts's settings table.
 export const DEFAULT_CACHE_CONTROL = 'no-cache'
 
-export function buildPostsApp ({ store, logger, cacheControl, listBufferLimit, server }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store, logger, cacheControl, server }: PostsAppOptions): FastifyInstance {
   const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'] })
-  const bodies = createPostBodies(store, listBufferLimit)
+  const bodies = createPostBodies(store)
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {

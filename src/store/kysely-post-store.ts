@@ -29,7 +29,7 @@ export interface DialectSpec {
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */
-  readChangeToken (db: Kysely<Tables>): Promise<string | undefined>
+  readChangeToken (): Promise<string | undefined>
   /**
    * Rows of `query` from a cursor, on a connection of its own (other reads go on meanwhile),
    * without the statement time-out: a long list takes as long as its slowest client.
@@ -83,7 +83,7 @@ export class KyselyPostStore implements PostStore {
 
   async readChangeToken (): Promise<string | undefined> {
     if (!this.#tracksChanges) return undefined
-    return await this.#read(() => this.#spec.readChangeToken(this.#db))
+    return await this.#read(() => this.#spec.readChangeToken())
   }
 
   async findPostBySlug (slug: string): Promise<Post | undefined> {

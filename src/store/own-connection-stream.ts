@@ -3,7 +3,7 @@
 // client takes to read the list (a 100,000-post list to a slow client takes minutes; the
 // front's body time-out bounds a stalled reader). The drivers supply the steps.
 
-export interface OwnConnectionSteps<Connection> {
+interface OwnConnectionSteps<Connection> {
   acquire: () => Promise<Connection>
   liftStatementTimeout: (connection: Connection) => Promise<void>
   rows: (connection: Connection) => AsyncIterable<Record<string, unknown>>

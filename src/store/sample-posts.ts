@@ -1,6 +1,6 @@
 // The posts `seed` writes and a fresh default database starts with.
 
-export interface SamplePost {
+interface SamplePost {
   slug: string
   title: string
   summary: string
