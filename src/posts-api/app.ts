@@ -20,9 +20,6 @@ export interface PostsAppOptions {
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-// Only the front still imports this; CACHE_CONTROL's default is config.ts's settings table.
-export const DEFAULT_CACHE_CONTROL = 'no-cache'
-
 export function buildPostsApp ({ store, logger, cacheControl, server }: PostsAppOptions): FastifyInstance {
   const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'] })
   const bodies = createPostBodies(store)
