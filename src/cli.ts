@@ -1,18 +1,14 @@
 #!/usr/bin/env node
-// The `blog-read-api` executable: parses the command and flags, loads the config, starts tiers.
+// The `blog-read-api` executable: parses the command and flags, loads the config, and hands
+// the command to the lifecycle (serving) or the store (migrate, seed).
 // A user's mistake (bad setting, missing table, unreachable database) is one line and exit ≠ 0.
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { FastifyInstance } from 'fastify'
 import { pino, type Logger } from 'pino'
-import { BODY_LIMITS } from './body-limits.js'
 import { ConfigError, describeStore, flagName, loadConfig, SETTINGS, type Config, type SettingName } from './config.js'
-import { buildFrontApp } from './front/app.js'
-import { createUpstreamClient, createUpstreamTransport } from './front/upstream-client.js'
-import { buildPostsApp } from './posts-api/app.js'
-import { openStore, type OpenStoreOptions } from './store/open-store.js'
-import type { PostStore } from './store/store.js'
+import { serveBoth, serveFront, servePostsApi, storeOptions } from './lifecycle.js'
+import { openStore } from './store/open-store.js'
 
 const COMMANDS = {
   serve: 'both tiers in one process (the default): the post API, then the front API calling it',
@@ -64,114 +60,6 @@ function parseCommandLine (argv: string[]): { command: Command, flags: Partial<R
   return { command: command as Command, flags, help: parsed.values.help === true }
 }
 
-function storeOptions (config: Config, logger: Logger, writable: boolean): OpenStoreOptions {
-  const onPoolError = (err: Error): void => logger.warn({ err }, 'idle database connection lost; the pool will reconnect')
-  return { writable, onPoolError, limits: config.storeLimits }
-}
-
-/**
- * Opens the configured store. Only the default SQLite file, when it does not exist yet, is
- * created, migrated and seeded; a database the user names is read, never written.
- */
-async function openServingStore (config: Config, logger: Logger): Promise<PostStore> {
-  const location = config.store
-  if (location.dialect === 'sqlite' && config.storeIsDefault && !existsSync(location.filename)) {
-    mkdirSync(dirname(location.filename), { recursive: true })
-    const store = await openStore(location, storeOptions(config, logger, true))
-    await store.migrate()
-    await store.checkSchema()
-    const count = await store.seed()
-    logger.info(`created ${location.filename} with ${count} sample posts`)
-    return store
-  }
-  const store = await openStore(location, storeOptions(config, logger, false))
-  try {
-    await store.checkSchema()
-  } catch (err) {
-    await store.close().catch(() => {})
-    throw err
-  }
-  return store
-}
-
-const serverOptions = (config: Config): { timeouts: Config['serverTimeouts'], loadShedDelayMs: number } =>
-  ({ timeouts: config.serverTimeouts, loadShedDelayMs: config.loadShedDelayMs })
-
-async function startPostsApi (config: Config, logger: Logger): Promise<FastifyInstance> {
-  const store = await openServingStore(config, logger)
-  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: serverOptions(config) })
-  if (!store.tracksChanges) {
-    const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
-    logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
-  }
-  app.addHook('onClose', async () => store.close())
-  await app.listen({
-    host: config.host,
-    port: config.postsPort,
-    listenTextResolver: (address) => `post API listening at ${address} (store ${describeStore(config.store)})`
-  })
-  return app
-}
-
-async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise<FastifyInstance> {
-  const transport = createUpstreamTransport(apiUrl, config.upstreamTimeouts)
-  const upstream = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: config.breakerFailures })
-  const app = buildFrontApp({
-    upstream,
-    logger: logger.child({ tier: 'front' }),
-    slugPattern: config.slugPattern,
-    cacheControl: config.cacheControl,
-    cacheMaxBytes: config.cacheMaxBytes,
-    staleIfErrorS: config.staleIfErrorS,
-    corsOrigins: config.corsOrigins,
-    ...BODY_LIMITS,
-    server: serverOptions(config)
-  })
-  app.addHook('onClose', async () => transport.dispatcher.close())
-  await app.listen({
-    host: config.host,
-    port: config.blogPort,
-    listenTextResolver: (address) => `front API listening at ${address} (upstream ${apiUrl.href})`
-  })
-  return app
-}
-
-/** The URL at which this process's own post API is reached, from the address it listens on. */
-function localApiUrl (app: FastifyInstance): URL {
-  const address = app.server.address()
-  if (address === null || typeof address === 'string') throw new Error('the post API has no TCP address')
-  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address
-  return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`)
-}
-
-/**
- * On SIGINT/SIGTERM: stops accepting, lets requests in flight finish, closes pools, exits 0;
- * tiers close in order (front first, so nothing new reaches the upstream). Exits 1 if that
- * takes longer than SHUTDOWN_TIMEOUT_MS.
- */
-function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: number): void {
-  let closing = false
-  const close = (signal: string): void => {
-    if (closing) return
-    closing = true
-    logger.info(`${signal} received; closing`)
-    const force = setTimeout(() => {
-      logger.error(`shutdown took longer than ${timeoutMs} ms; exiting`)
-      process.exit(1)
-    }, timeoutMs).unref()
-    const closeAll = async (): Promise<void> => {
-      for (const app of apps) await app.close()
-      clearTimeout(force)
-    }
-    closeAll().catch((err: unknown) => {
-      logger.error({ err }, 'shutdown failed')
-      process.exit(1)
-    })
-  }
-  process.once('SIGINT', close)
-  process.once('SIGTERM', close)
-}
-
 async function run (command: Command, config: Config, logger: Logger): Promise<void> {
   switch (command) {
     case 'migrate':
@@ -193,22 +81,11 @@ async function run (command: Command, config: Config, logger: Logger): Promise<v
       return
     }
     case 'posts-api':
-      closeOnSignal([await startPostsApi(config, logger)], logger, config.shutdownTimeoutMs)
-      return
-    case 'front': {
-      if (config.apiUrl === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
-      closeOnSignal([await startFront(config, config.apiUrl, logger)], logger, config.shutdownTimeoutMs)
-      return
-    }
-    case 'serve': {
-      const posts = await startPostsApi(config, logger)
-      try {
-        closeOnSignal([await startFront(config, config.apiUrl ?? localApiUrl(posts), logger), posts], logger, config.shutdownTimeoutMs)
-      } catch (err) {
-        await posts.close()
-        throw err
-      }
-    }
+      return await servePostsApi(config, logger)
+    case 'front':
+      return await serveFront(config, logger)
+    case 'serve':
+      return await serveBoth(config, logger)
   }
 }
 

@@ -21,10 +21,9 @@ export interface Config {
   /** The front's budgets for one upstream call. */
   readonly upstreamTimeouts: UpstreamTimeouts
   /** Server-side limits on clients, both tiers. */
-  readonly serverTimeouts: ServerTimeouts
+  readonly server: ServerOptions
+  /** Store pool bounds (PostgreSQL, MySQL). */
   readonly storeLimits: StoreLimits
-  /** Event-loop delay beyond which requests are shed with 503 (0: never). */
-  readonly loadShedDelayMs: number
   /** Consecutive upstream failures that make the front fail fast (0: never). */
   readonly breakerFailures: number
   /** Seconds a front copy may be served, flagged, when the upstream fails (0: never). */
@@ -68,6 +67,13 @@ export interface StoreLimits {
   connectTimeoutMs: number
   /** Longest statement, enforced by the server. */
   statementTimeoutMs: number
+}
+
+/** What both tiers' HTTP servers take from the settings (http-base). */
+export interface ServerOptions {
+  timeouts: ServerTimeouts
+  /** Event-loop delay beyond which requests are shed with 503 + Retry-After (0: never). */
+  loadShedDelayMs: number
 }
 
 export const DEFAULT_DATABASE_FILE = './data/blog.db'
@@ -149,17 +155,19 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
       headersMs: read('UPSTREAM_HEADERS_TIMEOUT_MS', milliseconds(1)),
       bodyIdleMs: read('UPSTREAM_BODY_TIMEOUT_MS', milliseconds(1))
     },
-    serverTimeouts: {
-      headersMs: read('HEADERS_TIMEOUT_MS', milliseconds(1)),
-      requestMs: read('REQUEST_TIMEOUT_MS', milliseconds(1)),
-      keepAliveMs: read('KEEP_ALIVE_TIMEOUT_MS', milliseconds(1))
+    server: {
+      timeouts: {
+        headersMs: read('HEADERS_TIMEOUT_MS', milliseconds(1)),
+        requestMs: read('REQUEST_TIMEOUT_MS', milliseconds(1)),
+        keepAliveMs: read('KEEP_ALIVE_TIMEOUT_MS', milliseconds(1))
+      },
+      loadShedDelayMs: read('LOAD_SHED_DELAY_MS', milliseconds(0))
     },
     storeLimits: {
       poolSize: read('DB_POOL_SIZE', count(1, 1000)),
       connectTimeoutMs: read('DB_CONNECT_TIMEOUT_MS', milliseconds(1)),
       statementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', milliseconds(1))
     },
-    loadShedDelayMs: read('LOAD_SHED_DELAY_MS', milliseconds(0)),
     breakerFailures: read('BREAKER_FAILURES', count(0, 1000)),
     staleIfErrorS: read('STALE_IF_ERROR_S', count(0, 31_536_000)),
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', milliseconds(1)),

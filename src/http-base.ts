@@ -6,31 +6,36 @@ import type { Socket } from 'node:net'
 import underPressure from '@fastify/under-pressure'
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import type { ServerTimeouts } from './config.js'
-import { problemDocument, problemKindForStatus, ProblemError, PROBLEMS, type ProblemKind } from './problems.js'
+import type { ServerOptions } from './config.js'
+import { problemDocument, problemKindForStatus, ProblemError, PROBLEMS, RETRY_AFTER_S, type ProblemKind } from './problems.js'
 
-export interface HttpAppOptions {
+export interface HttpAppOptions extends ServerOptions {
   logger: Logger
   /** Route paths (Fastify syntax) that answer GET and HEAD; every other method there gets 405. */
   routes: readonly string[]
-  timeouts?: Partial<ServerTimeouts>
-  /** Event-loop delay beyond which requests are shed with 503 + Retry-After (0: never). */
-  loadShedDelayMs?: number
   /** OPTIONS is answered by a CORS plugin, not with 405. */
-  corsPreflight?: boolean
+  corsPreflight: boolean
 }
 
-export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = {
-  headersMs: 10_000,
-  requestMs: 30_000,
-  // Longer than any load balancer's idle time-out (AWS ALB: 60 s), so the balancer closes first.
-  keepAliveMs: 72_000
-}
+const ALLOWED_METHODS = 'GET, HEAD'
 
-/** Seconds a shed or refused client is asked to wait. */
-const RETRY_AFTER_S = 5
+/**
+ * The router's limit on one path parameter. Far above any identifier a route accepts, so that a
+ * long one reaches the route's own check (and its own problem), not the router's 414.
+ */
+const MAX_PARAM_LENGTH = 16_384
 
-export const ALLOWED_METHODS = 'GET, HEAD'
+/** Largest request body Fastify would read; none is ever read (413 before), this only bounds it. */
+const BODY_LIMIT_BYTES = 1024
+
+/**
+ * Node enforces the header and request time-outs only when it checks its connections, every
+ * 30 s by default: checking every second cuts slow-header (slowloris) clients on time.
+ */
+const CONNECTIONS_CHECK_MS = 1000
+
+/** While closing, how often connections that fell idle since are dropped. */
+const IDLE_REAP_MS = 50
 
 /** A client-supplied request id is kept only when it is short and inert (no log or header injection). */
 const REQUEST_ID = /^[\w.-]{1,128}$/
@@ -88,33 +93,41 @@ function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
     `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
 }
 
+/** Errors the router raises before any route runs. The path is never echoed back. */
 function frameworkErrors (err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendProblem(reply, 'invalid-slug', 'The slug is longer than 200 characters.')
+    sendProblem(reply, 'bad-request', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`)
   } else {
-    // FST_ERR_BAD_URL: malformed percent-encoding. The path is not echoed back.
+    // FST_ERR_BAD_URL: malformed percent-encoding.
     sendProblem(reply, 'bad-request', 'The request path is not valid percent-encoded UTF-8.')
   }
 }
 
-export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs = 1000, corsPreflight = false }: HttpAppOptions): FastifyInstance {
-  const { headersMs, requestMs, keepAliveMs } = { ...DEFAULT_SERVER_TIMEOUTS, ...timeouts }
+/** `Content-Length` other than 0, or any `Transfer-Encoding`: the request carries a body. */
+function hasBody (request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  return length !== undefined ? length !== '0' : request.headers['transfer-encoding'] !== undefined
+}
+
+function notFound (request: FastifyRequest, reply: FastifyReply): void {
+  sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
+}
+
+export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsPreflight }: HttpAppOptions): FastifyInstance {
+  const { headersMs, requestMs, keepAliveMs } = timeouts
   const app = Fastify({
     loggerInstance: logger,
     // One access line per request (onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: requestId,
-    // A slug of any length the server accepts must reach our own check (400), not the router's 414.
-    routerOptions: { maxParamLength: 16_384 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler,
-    bodyLimit: 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     keepAliveTimeout: keepAliveMs,
     requestTimeout: requestMs,
-    // Node enforces the header and request time-outs only when it checks its connections, every
-    // 30 s by default: check every second so slow-header (slowloris) clients go on time.
-    http: { headersTimeout: headersMs, connectionsCheckingInterval: 1000 },
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Answered below as a problem document instead.
     return503OnClosing: false
   }) as unknown as FastifyInstance
@@ -126,7 +139,7 @@ export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs =
     // flight stays open after it (keep-alive) and held server.close() until the keep-alive time-out,
     // so SIGTERM with requests in flight ended at SHUTDOWN_TIMEOUT_MS with exit 1
     // (test/shutdown.test.ts). Drop such connections as soon as they fall idle.
-    const reaper = setInterval(() => app.server.closeIdleConnections(), 50).unref()
+    const reaper = setInterval(() => app.server.closeIdleConnections(), IDLE_REAP_MS).unref()
     app.server.once('close', () => clearInterval(reaper))
     done()
   })
@@ -139,12 +152,22 @@ export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs =
       // A request on a kept-alive connection during shutdown: refuse it and close the connection.
       reply.header('connection', 'close')
       sendProblem(reply, 'shutting-down', 'The server is shutting down; retry on another instance.', RETRY_AFTER_S)
-    } else if (request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined) {
-      // A read-only API: a request body is refused before it is read.
-      reply.header('connection', 'close')
+    } else {
+      // A body that is not read cannot be skipped safely on a kept-alive connection: close it.
+      if (hasBody(request)) reply.header('connection', 'close')
+      done()
+    }
+  })
+  // The path and the method decide before the content: an unknown path is 404 and a method the
+  // route does not have is 405 (both answered in onRequest, with CORS headers when CORS is on),
+  // whatever the body. Only then is a body refused, before it is read (preParsing precedes it).
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (request.is404) {
+      notFound(request, reply)
+    } else if (hasBody(request)) {
       sendProblem(reply, 'body-not-allowed', 'These routes take no request body.')
     } else {
-      done()
+      done(null, payload)
     }
   })
   if (loadShedDelayMs > 0) {
@@ -176,16 +199,14 @@ export function buildHttpApp ({ logger, routes, timeouts = {}, loadShedDelayMs =
     }
     return sendProblem(reply, problemKindForStatus(status), err.message)
   })
-  app.setNotFoundHandler((request, reply) => {
-    sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
-  })
+  app.setNotFoundHandler(notFound)
 
   const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD' && !(corsPreflight && m === 'OPTIONS'))
   for (const url of routes) {
     app.route({
       method: otherMethods,
       url,
-      // Answered in onRequest, before any body is read.
+      // Answered in onRequest, before the body is looked at (preParsing).
       onRequest: async (request, reply) => {
         reply.header('allow', ALLOWED_METHODS)
         return sendProblem(reply, 'method-not-allowed', `${request.method} is not allowed here; use GET or HEAD.`)

@@ -3,6 +3,9 @@
 
 export const PROBLEM_TYPE_BASE = 'urn:blog-read-api:problem:'
 
+/** Seconds a refused client (overloaded, shutting down, dependency unavailable) is asked to wait. */
+export const RETRY_AFTER_S = 5
+
 export const PROBLEMS = {
   'bad-request': { status: 400, title: 'Bad request' },
   'invalid-slug': { status: 400, title: 'Invalid slug' },
@@ -25,7 +28,7 @@ export const PROBLEMS = {
 
 export type ProblemKind = keyof typeof PROBLEMS
 
-export interface ProblemDocument {
+interface ProblemDocument {
   type: string
   title: string
   status: number

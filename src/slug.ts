@@ -5,14 +5,12 @@ export const SLUG_MAX_LENGTH = 200
 /** Lower-case ASCII letters and digits in groups joined by single hyphens. Linear: no ReDoS. */
 export const DEFAULT_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
-export type SlugValidator = (slug: string) => boolean
-
 /**
  * The front's check, run on the decoded path parameter before anything else.
  * An operator pattern is anchored here, and `.`/`..` are refused whatever it says:
  * percent-encoding keeps dots, and a dot segment in the upstream path would be a traversal.
  */
-export function createSlugValidator (pattern: RegExp = DEFAULT_SLUG_PATTERN): SlugValidator {
+export function createSlugValidator (pattern: RegExp = DEFAULT_SLUG_PATTERN): (slug: string) => boolean {
   const anchored = pattern === DEFAULT_SLUG_PATTERN ? pattern : new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace(/[gy]/g, ''))
   return (slug) => slug.length >= 1 && slug.length <= SLUG_MAX_LENGTH &&
     slug !== '.' && slug !== '..' && anchored.test(slug)

@@ -10,7 +10,7 @@ test('defaults', () => {
   assert.equal(config.blogPort, 3000)
   assert.equal(config.postsPort, 3001)
   assert.deepEqual(config.upstreamTimeouts, { totalMs: 10_000, connectMs: 2000, headersMs: 5000, bodyIdleMs: 5000 })
-  assert.deepEqual(config.serverTimeouts, { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 })
+  assert.deepEqual(config.server, { timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 }, loadShedDelayMs: 1000 })
   assert.equal(config.staleIfErrorS, 0)
   assert.equal(config.cacheMaxBytes, 64 * 1024 * 1024)
   assert.equal(config.apiUrl, undefined)

@@ -5,8 +5,8 @@ import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { BodyLimits } from '../body-limits.js'
-import type { Config } from '../config.js'
-import { buildHttpApp, sendProblem, type HttpAppOptions } from '../http-base.js'
+import type { Config, ServerOptions } from '../config.js'
+import { buildHttpApp, sendProblem } from '../http-base.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../slug.js'
 import { relayJsonArray } from './relay-stream.js'
@@ -19,7 +19,7 @@ export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cache
 export interface FrontAppOptions extends FrontSettings, BodyLimits {
   upstream: UpstreamClient
   logger: Logger
-  server: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
+  server: ServerOptions
 }
 
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`

@@ -1,11 +1,12 @@
 // The upstream post API: the two reads of SPEC part A over a PostStore, with strong ETags,
 // 304s and compression, bodies built once per store change, large lists streamed.
 import type { FastifyInstance } from 'fastify'
+import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
-import { buildHttpApp, sendProblem, type HttpAppOptions } from '../http-base.js'
+import { buildHttpApp, sendProblem } from '../http-base.js'
 import { ProblemError } from '../problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
-import { isLookupableSlug } from '../slug.js'
+import { isLookupableSlug, SLUG_MAX_LENGTH } from '../slug.js'
 import { StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
 
@@ -14,14 +15,14 @@ export interface PostsAppOptions {
   logger: Logger
   /** `Cache-Control` of successful answers. */
   cacheControl: string
-  server: Pick<HttpAppOptions, 'timeouts' | 'loadShedDelayMs'>
+  server: ServerOptions
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
 export function buildPostsApp ({ store, logger, cacheControl, server }: PostsAppOptions): FastifyInstance {
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'] })
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'], corsPreflight: false })
   const bodies = createPostBodies(store)
   let consecutiveFailures = 0
 
@@ -52,7 +53,7 @@ export function buildPostsApp ({ store, logger, cacheControl, server }: PostsApp
   app.get<{ Params: { slug: string } }>('/api/post/:slug', async (request, reply) => {
     const { slug } = request.params
     // Not the front's pattern: this tier serves whatever slugs the table holds.
-    if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', 'A slug is 1 to 200 characters without control characters.')
+    if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
     const post = await read(() => bodies.post(slug))
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     return await sendRepresentation(request, reply, post, cacheControl)

@@ -14,6 +14,7 @@ import { Writable } from 'node:stream'
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import { pino } from 'pino'
+import { testConfig } from '../helpers/config.js'
 import { json, startFakeUpstream } from '../helpers/fake-upstream.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -33,7 +34,7 @@ test('a saturated event loop: 503 overloaded with Retry-After, upstream not call
     }
   }))
   const upstream = await startFakeUpstream((_req, res) => json(res, 200, { slug: 'hello-world' }))
-  const front = await startFront(upstream.url, { logger, server: { loadShedDelayMs: 50 } })
+  const front = await startFront(upstream.url, { logger, server: testConfig({ LOAD_SHED_DELAY_MS: '50' }).server })
   const pressure = front.app as unknown as { memoryUsage: () => { eventLoopDelay: number } }
   try {
     assert.equal((await get(front.url, '/api/blog/hello-world')).status, 200)

@@ -49,7 +49,7 @@ export function buildTestFront (apiUrl: URL, options: FrontTestOptions = {}): Fa
     staleIfErrorS: config.staleIfErrorS,
     corsOrigins: config.corsOrigins,
     ...BODY_LIMITS,
-    server: { timeouts: config.serverTimeouts, loadShedDelayMs: config.loadShedDelayMs },
+    server: config.server,
     ...frontOptions
   })
   app.addHook('onClose', async () => transport.dispatcher.close())
@@ -65,12 +65,7 @@ export interface Tiers {
 /** Starts the post API over `store` and a front calling it; closing them closes the store too. */
 export async function startTiers (store: PostStore): Promise<Tiers> {
   const config = testConfig()
-  const postsApp = buildPostsApp({
-    store,
-    logger: silentLogger,
-    cacheControl: config.cacheControl,
-    server: { timeouts: config.serverTimeouts, loadShedDelayMs: config.loadShedDelayMs }
-  })
+  const postsApp = buildPostsApp({ store, logger: silentLogger, cacheControl: config.cacheControl, server: config.server })
   const posts = await listen(postsApp)
   const front = await startFront(new URL(posts.url))
   return {

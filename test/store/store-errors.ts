@@ -96,7 +96,7 @@ async function answersUnder (server: TestServer, fault: StoreFault, t: TestConte
       store,
       logger,
       cacheControl: config.cacheControl,
-      server: { timeouts: config.serverTimeouts, loadShedDelayMs: 0 }
+      server: { ...config.server, loadShedDelayMs: 0 }
     })
     try {
       await fault.cause(db, t)

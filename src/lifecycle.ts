@@ -1,0 +1,141 @@
+// The server lifecycle of the `blog-read-api` executable: opens the store, starts the tiers on
+// their ports, and on SIGINT/SIGTERM closes them in order within SHUTDOWN_TIMEOUT_MS.
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { BODY_LIMITS } from './body-limits.js'
+import { ConfigError, describeStore, type Config } from './config.js'
+import { buildFrontApp } from './front/app.js'
+import { createUpstreamClient, createUpstreamTransport } from './front/upstream-client.js'
+import { buildPostsApp } from './posts-api/app.js'
+import { openStore, type OpenStoreOptions } from './store/open-store.js'
+import type { PostStore } from './store/store.js'
+
+/** How every command opens the store: pool bounds from the settings, idle-connection losses logged. */
+export function storeOptions (config: Config, logger: Logger, writable: boolean): OpenStoreOptions {
+  const onPoolError = (err: Error): void => logger.warn({ err }, 'idle database connection lost; the pool will reconnect')
+  return { writable, onPoolError, limits: config.storeLimits }
+}
+
+/**
+ * Opens the configured store. Only the default SQLite file, when it does not exist yet, is
+ * created, migrated and seeded; a database the user names is read, never written.
+ */
+async function openServingStore (config: Config, logger: Logger): Promise<PostStore> {
+  const location = config.store
+  if (location.dialect === 'sqlite' && config.storeIsDefault && !existsSync(location.filename)) {
+    mkdirSync(dirname(location.filename), { recursive: true })
+    const store = await openStore(location, storeOptions(config, logger, true))
+    await store.migrate()
+    await store.checkSchema()
+    const count = await store.seed()
+    logger.info(`created ${location.filename} with ${count} sample posts`)
+    return store
+  }
+  const store = await openStore(location, storeOptions(config, logger, false))
+  try {
+    await store.checkSchema()
+  } catch (err) {
+    await store.close().catch(() => {})
+    throw err
+  }
+  return store
+}
+
+async function startPostsApi (config: Config, logger: Logger): Promise<FastifyInstance> {
+  const store = await openServingStore(config, logger)
+  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: config.server })
+  if (!store.tracksChanges) {
+    const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
+    logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
+  }
+  app.addHook('onClose', async () => store.close())
+  await app.listen({
+    host: config.host,
+    port: config.postsPort,
+    listenTextResolver: (address) => `post API listening at ${address} (store ${describeStore(config.store)})`
+  })
+  return app
+}
+
+async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise<FastifyInstance> {
+  const transport = createUpstreamTransport(apiUrl, config.upstreamTimeouts)
+  const upstream = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: config.breakerFailures })
+  const app = buildFrontApp({
+    upstream,
+    logger: logger.child({ tier: 'front' }),
+    slugPattern: config.slugPattern,
+    cacheControl: config.cacheControl,
+    cacheMaxBytes: config.cacheMaxBytes,
+    staleIfErrorS: config.staleIfErrorS,
+    corsOrigins: config.corsOrigins,
+    ...BODY_LIMITS,
+    server: config.server
+  })
+  app.addHook('onClose', async () => transport.dispatcher.close())
+  await app.listen({
+    host: config.host,
+    port: config.blogPort,
+    listenTextResolver: (address) => `front API listening at ${address} (upstream ${apiUrl.href})`
+  })
+  return app
+}
+
+/** The URL at which this process's own post API is reached, from the address it listens on. */
+function localApiUrl (app: FastifyInstance): URL {
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('the post API has no TCP address')
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address
+  return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`)
+}
+
+/**
+ * On SIGINT/SIGTERM: stops accepting, lets requests in flight finish, closes pools, exits 0;
+ * tiers close in order (front first, so nothing new reaches the upstream). Exits 1 if that
+ * takes longer than SHUTDOWN_TIMEOUT_MS.
+ */
+function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: number): void {
+  let closing = false
+  const close = (signal: string): void => {
+    if (closing) return
+    closing = true
+    logger.info(`${signal} received; closing`)
+    const force = setTimeout(() => {
+      logger.error(`shutdown took longer than ${timeoutMs} ms; exiting`)
+      process.exit(1)
+    }, timeoutMs).unref()
+    const closeAll = async (): Promise<void> => {
+      for (const app of apps) await app.close()
+      clearTimeout(force)
+    }
+    closeAll().catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed')
+      process.exit(1)
+    })
+  }
+  process.once('SIGINT', close)
+  process.once('SIGTERM', close)
+}
+
+/** `posts-api`: the upstream post API alone, until a signal. */
+export async function servePostsApi (config: Config, logger: Logger): Promise<void> {
+  closeOnSignal([await startPostsApi(config, logger)], logger, config.shutdownTimeoutMs)
+}
+
+/** `front`: the front API alone over API_URL, until a signal. */
+export async function serveFront (config: Config, logger: Logger): Promise<void> {
+  if (config.apiUrl === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
+  closeOnSignal([await startFront(config, config.apiUrl, logger)], logger, config.shutdownTimeoutMs)
+}
+
+/** `serve`: the post API, then the front calling it (or API_URL), until a signal. */
+export async function serveBoth (config: Config, logger: Logger): Promise<void> {
+  const posts = await startPostsApi(config, logger)
+  try {
+    closeOnSignal([await startFront(config, config.apiUrl ?? localApiUrl(posts), logger), posts], logger, config.shutdownTimeoutMs)
+  } catch (err) {
+    await posts.close()
+    throw err
+  }
+}
