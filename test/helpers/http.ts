@@ -1,6 +1,7 @@
 // HTTP as clients send it: undici for ordinary requests, a raw socket for paths that every
 // client library would normalise (dot segments, backslashes, raw bytes).
 import { connect } from 'node:net'
+import type { LightMyRequestResponse as InjectResponse } from 'fastify'
 import { request as undiciRequest } from 'undici'
 
 export interface TestResponse {
@@ -14,6 +15,11 @@ export async function get (base: string, path: string, headers: Record<string, s
   const response = await undiciRequest(new URL(path, base), { method: method as 'GET', headers })
   const text = await response.body.text()
   return { status: response.statusCode, headers: response.headers, text, json: () => JSON.parse(text) }
+}
+
+/** An `app.inject()` answer in the same shape, for route-level cases with no socket under test. */
+export function fromInject (response: InjectResponse): TestResponse {
+  return { status: response.statusCode, headers: response.headers as TestResponse['headers'], text: response.body, json: () => response.json() }
 }
 
 /** Sends `GET <rawPath> HTTP/1.1` byte for byte and parses the one response. */
