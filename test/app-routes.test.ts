@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildPostsApp } from '../src/posts-api/app.js'
-import { openStore } from '../src/store/open-store.js'
+import { openTestStore } from './helpers/databases.js'
 import { testConfig } from './helpers/config.js'
 import { freePort } from './helpers/fake-upstream.js'
 import { fromInject } from './helpers/http.js'
@@ -65,10 +65,11 @@ function sharedRouteCases (tier: () => FastifyInstance, [list, item]: [string, s
 describe('post API', () => {
   let app: FastifyInstance
   before(async () => {
-    const store = await openStore({ dialect: 'sqlite', filename: ':memory:' }, { writable: true })
+    const store = await openTestStore({ dialect: 'sqlite', filename: ':memory:' }, { writable: true })
     await store.migrate()
     await store.seed()
-    app = buildPostsApp({ store, logger: silentLogger, server: testConfig().server })
+    const config = testConfig()
+    app = buildPostsApp({ store, logger: silentLogger, cacheControl: config.cacheControl, server: config.server })
     app.addHook('onClose', async () => await store.close())
   })
   after(async () => await app.close())

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
-import { rawGet } from '../helpers/http.js'
+import { rawGet } from '../helpers/raw-http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startFront, type RunningApp } from '../helpers/tiers.js'
 import type { ProblemKind } from '../../src/problems.js'

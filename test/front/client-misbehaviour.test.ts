@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
-import { Writable } from 'node:stream'
 import { setTimeout as delay } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { pino } from 'pino'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
+import { logSink } from '../helpers/log-sink.js'
+import { pollUntil } from '../helpers/poll.js'
 import { rawExchange, RawKeepAliveClient } from '../helpers/raw-http.js'
 import { buildTestFront, listen, startFront, type RunningApp } from '../helpers/tiers.js'
 
@@ -17,13 +17,7 @@ import { buildTestFront, listen, startFront, type RunningApp } from '../helpers/
 const LIST = JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({ slug: `post-${i}`, content: 'x'.repeat(2000) })))
 
 /** Log lines at error level or above: a misbehaving client is not a server error. */
-const errorLogs: unknown[] = []
-const logger = pino({ level: 'error' }, new Writable({
-  write (line: Buffer, _encoding, done) {
-    errorLogs.push(JSON.parse(line.toString()))
-    done()
-  }
-}))
+const { logger, lines: errorLogs } = logSink('error')
 
 let upstream: FakeUpstream
 let front: RunningApp
@@ -42,14 +36,6 @@ after(async () => {
 
 const connections = async (app: FastifyInstance): Promise<number> =>
   await new Promise((resolve, reject) => app.server.getConnections((err, count) => err === null ? resolve(count) : reject(err)))
-
-async function eventually (what: string, check: () => Promise<boolean>, withinMs = 2000): Promise<void> {
-  const deadline = Date.now() + withinMs
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`${what} (after ${withinMs} ms)`)
-    await delay(20)
-  }
-}
 
 /** A well-behaved client, on a connection of its own: answered 200, and quickly. */
 async function servedQuickly (port: number, path: string, withinMs: number): Promise<void> {
@@ -83,7 +69,7 @@ test('50 clients that abort a 2 MB list mid-response: others are still served, n
   const [whole] = await rawExchange(front.port, Buffer.from('/api/blog'))
   assert.equal(whole?.status, 200)
   assert.equal(whole?.body.toString('utf8'), LIST, 'the list is still relayed whole')
-  await eventually('sockets left open on the front', async () => await connections(front.app) === 0)
+  await pollUntil('every socket released by the front', async () => await connections(front.app) === 0)
   assert.deepEqual(errorLogs, [])
 })
 
@@ -128,7 +114,7 @@ test('slowloris: 100 sockets dripping headers are cut by the header time-out whi
       assert.ok(outcome.afterMs >= 900 && outcome.afterMs <= 2000, `slow client cut after ${outcome.afterMs} ms, not about 1 s`)
     }
     await servedQuickly(short.port, '/api/blog/after-slowloris', 500)
-    await eventually('sockets left open on the front', async () => await connections(short.app) === 0)
+    await pollUntil('every socket released by the front', async () => await connections(short.app) === 0)
   } finally {
     for (const { socket } of slow) socket.destroy()
     await short.app.close()
@@ -167,6 +153,6 @@ test('500 idle keep-alive connections do not keep a new client from being served
   } finally {
     for (const client of idle) client.close()
   }
-  await eventually('sockets left open on the front', async () => await connections(front.app) === 0)
+  await pollUntil('every socket released by the front', async () => await connections(front.app) === 0)
   assert.deepEqual(errorLogs, [])
 })

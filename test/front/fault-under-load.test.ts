@@ -17,6 +17,7 @@ import { CLI } from '../helpers/cli.js'
 import { openTestStore } from '../helpers/databases.js'
 import { freePort, startFakeUpstream, type FakeUpstream, type UpstreamBehaviour } from '../helpers/fake-upstream.js'
 import { gc } from '../helpers/gc.js'
+import { pollUntil } from '../helpers/poll.js'
 import { between, startLoad, tally, type Load } from '../helpers/load.js'
 import { startFront, type RunningApp } from '../helpers/tiers.js'
 
@@ -35,21 +36,13 @@ async function startPostsApi (): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit']
   })
   posts = child
-  const deadline = Date.now() + 10_000
-  let last = 'no answer'
-  for (;;) {
+  await pollUntil('the post API answering 200', async () => {
     assert.equal(child.exitCode, null, 'the post API exited at start-up')
-    try {
-      const response = await request(`http://127.0.0.1:${port}/api/posts`, { reset: true, headersTimeout: 1000, bodyTimeout: 1000 })
-      await response.body.dump()
-      if (response.statusCode === 200) return
-      last = `status ${response.statusCode}`
-    } catch (err) {
-      last = String((err as Error & { code?: string }).code ?? err) // not listening yet
-    }
-    assert.ok(Date.now() < deadline, `the post API did not start within 10 s (last: ${last})`)
-    await sleep(50)
-  }
+    // Refused until it listens: pollUntil asks again.
+    const response = await request(`http://127.0.0.1:${port}/api/posts`, { reset: true, headersTimeout: 1000, bodyTimeout: 1000 })
+    await response.body.dump()
+    return response.statusCode === 200
+  }, { withinMs: 10_000, everyMs: 50 })
 }
 
 async function killPostsApi (): Promise<void> {
@@ -144,52 +137,55 @@ function poolSockets (): number | undefined {
 }
 
 async function frontIdle (): Promise<void> {
-  for (let i = 0; i < 100 && await connectionsOf(front) > 0; i++) await sleep(20)
-  assert.equal(await connectionsOf(front), 0, 'every client connection to the front is closed')
+  await pollUntil('every client connection to the front closed', async () => await connectionsOf(front) === 0, { withinMs: 2000 })
 }
 
-let baseline: { heap: number, sockets: number | undefined }
-let served = 0
+// One test of five stages: each stage starts where the one before left the front (the baseline
+// is taken after the warm-up; the last stage checks what the episodes left behind).
+test('upstream faults under load', { timeout: 80_000 }, async (t) => {
+  let baseline = { heap: 0, sockets: undefined as number | undefined }
+  let served = 0
 
-test('warm-up: the load is served 200 throughout', { timeout: 10_000 }, async () => {
-  const load = startLoad(front.url, PATHS)
-  await sleep(1000)
-  await load.stop()
-  assert.ok(load.answers.length > 100, `only ${load.answers.length} answers`)
-  assert.deepEqual(tally(load.answers), { 200: load.answers.length })
-  load.answers.length = 0
-  await frontIdle()
-  gc()
-  baseline = { heap: process.memoryUsage().heapUsed, sockets: poolSockets() }
-})
+  await t.test('warm-up: the load is served 200 throughout', { timeout: 10_000 }, async () => {
+    const load = startLoad(front.url, PATHS)
+    await sleep(1000)
+    await load.stop()
+    assert.ok(load.answers.length > 100, `only ${load.answers.length} answers`)
+    assert.deepEqual(tally(load.answers), { 200: load.answers.length })
+    load.answers.length = 0
+    await frontIdle()
+    gc()
+    baseline = { heap: process.memoryUsage().heapUsed, sockets: poolSockets() }
+  })
 
-test('the upstream killed (SIGKILL) and started again on its port: 502 meanwhile, then 200', { timeout: 20_000 }, async () => {
-  served += (await episode(killPostsApi, 1000, startPostsApi, ['upstream-unreachable'])).answers.length
-})
+  await t.test('the upstream killed (SIGKILL) and started again on its port: 502 meanwhile, then 200', { timeout: 20_000 }, async () => {
+    served += (await episode(killPostsApi, 1000, startPostsApi, ['upstream-unreachable'])).answers.length
+  })
 
-test('the upstream hangs (accepts, never answers): 504 within the budget, then 200', { timeout: 20_000 }, async () => {
-  // Swapping processes on the port refuses connections for a moment: 502 is allowed around the hang.
-  const { fault, recover, openAtRecovery } = swapIn(() => {})
-  served += (await episode(fault, 1300, recover, ['upstream-timeout', 'upstream-unreachable'])).answers.length
-  // Each of the 10 clients has at most one request hanging: the front destroys a socket it gave up on.
-  assert.ok(openAtRecovery() >= 0 && openAtRecovery() <= 15, `${openAtRecovery()} connections open at the hanging upstream`)
-})
+  await t.test('the upstream hangs (accepts, never answers): 504 within the budget, then 200', { timeout: 20_000 }, async () => {
+    // Swapping processes on the port refuses connections for a moment: 502 is allowed around the hang.
+    const { fault, recover, openAtRecovery } = swapIn(() => {})
+    served += (await episode(fault, 1300, recover, ['upstream-timeout', 'upstream-unreachable'])).answers.length
+    // Each of the 10 clients has at most one request hanging: the front destroys a socket it gave up on.
+    assert.ok(openAtRecovery() >= 0 && openAtRecovery() <= 15, `${openAtRecovery()} connections open at the hanging upstream`)
+  })
 
-test('the upstream resets every connection: 502, then 200', { timeout: 20_000 }, async () => {
-  const { fault, recover } = swapIn((req) => req.socket.resetAndDestroy())
-  served += (await episode(fault, 1000, recover, ['upstream-unreachable'])).answers.length
-})
+  await t.test('the upstream resets every connection: 502, then 200', { timeout: 20_000 }, async () => {
+    const { fault, recover } = swapIn((req) => req.socket.resetAndDestroy())
+    served += (await episode(fault, 1000, recover, ['upstream-unreachable'])).answers.length
+  })
 
-test('after the episode the front holds no extra socket and no extra memory', async (t) => {
-  await frontIdle()
-  // What may remain is the upstream pool's keep-alive connections: at most one per load client.
-  const sockets = poolSockets()
-  if (sockets === undefined) t.diagnostic('no /proc/net/tcp here: the upstream pool\'s sockets were not counted')
-  else assert.ok(sockets <= 10, `${sockets} connections to the upstream (${baseline.sockets} after the warm-up)`)
-  gc()
-  const grown = process.memoryUsage().heapUsed - baseline.heap
-  t.diagnostic(`${served} answers; heap after GC ${(grown / 1024 / 1024).toFixed(2)} MiB over the warm-up; ${sockets} upstream sockets (${baseline.sockets} before)`)
-  // Over some 20,000 requests, a leak of a few hundred bytes per request (say, a listener holding
-  // each request's headers) breaks this bound; a few dozen bytes (an id string) would not show.
-  assert.ok(grown < 4 * 1024 * 1024, `heap grew by ${grown} bytes over ${served} requests`)
+  await t.test('after the episode the front holds no extra socket and no extra memory', async () => {
+    await frontIdle()
+    // What may remain is the upstream pool's keep-alive connections: at most one per load client.
+    const sockets = poolSockets()
+    if (sockets === undefined) t.diagnostic('no /proc/net/tcp here: the upstream pool\'s sockets were not counted')
+    else assert.ok(sockets <= 10, `${sockets} connections to the upstream (${baseline.sockets} after the warm-up)`)
+    gc()
+    const grown = process.memoryUsage().heapUsed - baseline.heap
+    t.diagnostic(`${served} answers; heap after GC ${(grown / 1024 / 1024).toFixed(2)} MiB over the warm-up; ${sockets} upstream sockets (${baseline.sockets} before)`)
+    // Over some 20,000 requests, a leak of a few hundred bytes per request (say, a listener holding
+    // each request's headers) breaks this bound; a few dozen bytes (an id string) would not show.
+    assert.ok(grown < 4 * 1024 * 1024, `heap grew by ${grown} bytes over ${served} requests`)
+  })
 })

@@ -2,14 +2,13 @@
 // body is read up to 1 MiB (then 502, and the upstream is cut off), and a request body is refused
 // with 413 before it is read, since these routes take none.
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
 import { startFakeUpstream, type FakeUpstream, type UpstreamBehaviour } from '../helpers/fake-upstream.js'
 import { gc } from '../helpers/gc.js'
-import { get, type TestResponse } from '../helpers/http.js'
+import { get } from '../helpers/http.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
-import { parseResponse } from '../helpers/raw-http.js'
+import { asTestResponse, rawRequest } from '../helpers/raw-http.js'
 import { startFront, type RunningApp } from '../helpers/tiers.js'
 
 let upstream: FakeUpstream
@@ -66,8 +65,7 @@ describe('upstream body size bound (1 MiB per post)', () => {
         const response = await get(front.url, '/api/blog/hello-world')
         clearInterval(sampler)
         assertProblem(response, 'upstream-bad-response')
-        for (let i = 0; i < 50 && !sent.closed; i++) await sleep(10)
-        assert.ok(sent.closed, 'the front hung up on the upstream')
+        await pollUntil('the front hanging up on the upstream', () => sent.closed)
         // Loopback socket buffers hold a few MiB; without the bound the front would read all 50.
         assert.ok(sent.bytes < 16 * MIB, `the upstream wrote ${sent.bytes} bytes`)
         rises.push({ buffers: peak.buffers - before.arrayBuffers, rss: peak.rss - before.rss })
@@ -85,38 +83,13 @@ describe('upstream body size bound (1 MiB per post)', () => {
 })
 
 describe('request bodies are refused before they are read', () => {
-  /** Writes raw bytes and parses the first response; the socket stays open as a slow client's would. */
-  async function rawRequest (port: number, bytes: string): Promise<TestResponse> {
-    return await new Promise((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(bytes))
-      let buffer = Buffer.alloc(0)
-      socket.setTimeout(3000, () => socket.destroy(new Error('no answer within 3 s')))
-      socket.on('error', reject)
-      const settle = (ended: boolean): void => {
-        const parsed = parseResponse(buffer, ended)
-        if (parsed === undefined) {
-          if (ended) reject(new Error(`no whole response: ${buffer.toString('latin1')}`))
-          return
-        }
-        socket.destroy()
-        const text = parsed.response.body.toString('utf8')
-        resolve({ status: parsed.response.status, headers: parsed.response.headers, text, json: () => JSON.parse(text) })
-      }
-      socket.on('data', (chunk: Buffer) => {
-        buffer = Buffer.concat([buffer, chunk])
-        settle(false)
-      })
-      socket.on('end', () => settle(true))
-    })
-  }
-
   for (const [name, bytes] of [
     ['Content-Length: 5', 'GET /api/blog/hello-world HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello'],
     ['a chunked body without Expect, never finished', 'GET /api/blog HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n']
   ] as const) {
     test(`${name}: 413 body-not-allowed, Connection: close, upstream not called`, async () => {
       const hits = upstream.requests.length
-      const response = await rawRequest(front.port, bytes)
+      const response = asTestResponse(await rawRequest(front.port, bytes, 3000))
       assertProblem(response, 'body-not-allowed')
       assert.equal(response.headers.connection, 'close')
       assert.equal(upstream.requests.length, hits)

@@ -1,7 +1,9 @@
-// Raw HTTP/1.1 on a `net` socket, for request targets every client library would normalise or
-// refuse: a keep-alive client (thousands of fuzzed requests per second on one socket) and a
-// one-shot exchange that reads every response until the server closes.
+// The tests' one raw HTTP/1.1 client, on a `net` socket, for what every client library would
+// normalise or refuse (dot segments, backslashes, raw bytes, bodies on GET): a one-shot request
+// answered by its first response, a one-shot exchange that reads every response until the
+// server closes, and a keep-alive client (thousands of fuzzed requests per second on one socket).
 import { connect, type Socket } from 'node:net'
+import type { TestResponse } from './http.js'
 
 export interface RawResponse {
   status: number
@@ -42,6 +44,44 @@ export function parseResponse (buffer: Buffer, ended: boolean): { response: RawR
 
 const requestBytes = (target: Buffer, extraHeaders: string): Buffer =>
   Buffer.concat([Buffer.from('GET '), target, Buffer.from(` HTTP/1.1\r\nHost: 127.0.0.1\r\n${extraHeaders}\r\n`)])
+
+/** A raw response in the shape of the other clients' answers (for assertProblem and the like). */
+export function asTestResponse ({ status, headers, body }: RawResponse): TestResponse {
+  const text = body.toString('utf8')
+  return { status, headers, text, json: () => JSON.parse(text) }
+}
+
+/**
+ * Writes `bytes` as they are and resolves with the first whole response, then drops the socket
+ * (it may stay open otherwise, as a slow client's would).
+ */
+export async function rawRequest (port: number, bytes: string | Buffer, timeoutMs = 5000): Promise<RawResponse> {
+  return await new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes))
+    let buffer = Buffer.alloc(0)
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no answer within ${timeoutMs} ms`)))
+    socket.on('error', reject)
+    const settle = (ended: boolean): void => {
+      const parsed = parseResponse(buffer, ended)
+      if (parsed === undefined) {
+        if (ended) reject(new Error(`no whole response: ${buffer.toString('latin1')}`))
+        return
+      }
+      socket.destroy()
+      resolve(parsed.response)
+    }
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk])
+      settle(false)
+    })
+    socket.on('end', () => settle(true))
+  })
+}
+
+/** `GET <target>` byte for byte with `Connection: close`, answered as the other clients' answers. */
+export async function rawGet (port: number, target: string | Buffer): Promise<TestResponse> {
+  return asTestResponse(await rawRequest(port, requestBytes(Buffer.from(target), 'Connection: close\r\n')))
+}
 
 /**
  * Sends one `GET <target>` with `Connection: close` and parses every response the server wrote

@@ -1,9 +1,9 @@
 // Losing the store's connections under a running service: answers are 503 with Retry-After
 // (never 500, never a hang), and the service recovers by itself once the store is back.
 import assert from 'node:assert/strict'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { openTestStore, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 
@@ -35,11 +35,5 @@ export async function answersDuringLoss (tiers: Tiers, requests: number): Promis
 }
 
 export async function recovers (tiers: Tiers, withinMs = 5000): Promise<void> {
-  const deadline = Date.now() + withinMs
-  for (;;) {
-    const response = await get(tiers.front.url, '/api/blog/first-post')
-    if (response.status === 200) return
-    assert.ok(Date.now() < deadline, `still ${response.status} ${withinMs} ms after the store came back`)
-    await sleep(100)
-  }
+  await pollUntil('200 again after the store came back', async () => (await get(tiers.front.url, '/api/blog/first-post')).status === 200, { withinMs, everyMs: 100 })
 }
