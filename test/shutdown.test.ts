@@ -60,11 +60,11 @@ function record (running: RunningCli): RunningCli {
 }
 const outputOf = (running: RunningCli): string => `its output:\n${outputs.get(running) ?? ''}`
 
-async function exitOf (running: RunningCli): Promise<{ code: number | null, at: number }> {
+async function exitOf (running: RunningCli): Promise<{ code: number | null }> {
   const { child } = running
-  if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, at: performance.now() }
+  if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode }
   const [code] = await once(child, 'exit') as [number | null]
-  return { code, at: performance.now() }
+  return { code }
 }
 
 async function refused (url: string): Promise<boolean> {
@@ -95,7 +95,7 @@ function assertCompletedAfter (answers: Array<TestResponse & { at: number }>, si
   for (const answer of answers) assert.ok(answer.at > signalledAt, 'answered after the signal')
 }
 
-test('SIGTERM to the front with requests in flight: they complete with 200, exit 0 well within the shutdown time-out', { timeout: 20_000 }, async () => {
+test('SIGTERM to the front with requests in flight: they complete with 200, exit 0 within the shutdown time-out', { timeout: 20_000 }, async () => {
   const posts = await startPostsApi()
   const front = await startFrontOver(posts)
   try {
@@ -108,9 +108,8 @@ test('SIGTERM to the front with requests in flight: they complete with 200, exit
     assert.ok(await refused(front.urls.front ?? ''), 'a closing front accepts no new connection')
     await unlocked
     assertCompletedAfter(await inFlight, signalledAt)
-    const { code, at } = await exitOf(front)
-    assert.equal(code, 0, outputOf(front))
-    assert.ok(at - signalledAt < 3000, `exited ${(at - signalledAt).toFixed(0)} ms after SIGTERM (time-out 5000 ms)`)
+    // Past SHUTDOWN_TIMEOUT_MS (5 s) the process exits 1: exit 0 is within it.
+    assert.equal((await exitOf(front)).code, 0, outputOf(front))
     // The post API was not disturbed.
     assert.equal((await get(posts.urls.posts ?? '', '/api/posts')).status, 200)
   } finally {
@@ -135,12 +134,13 @@ test('SIGTERM to the post API while the front relays requests from it: 200, exit
     assertCompletedAfter(await inFlight, signalledAt)
     assert.equal((await exitOf(posts)).code, 0, outputOf(posts))
 
-    // The only upstream is gone: every request gets the mapped 502 quickly, none hangs.
+    // The only upstream is gone: every request gets the mapped 502, none hangs until the upstream
+    // time-out (10 s): half of it is a margin no busy machine needs for 10 refused connections.
     const started = performance.now()
     const answers = await Promise.all(Array.from({ length: 10 }, async (_, i) => await get(front.urls.front ?? '', PATHS[i % PATHS.length] ?? '/api/blog')))
     const elapsed = performance.now() - started
     for (const response of answers) assertProblem(response, 'upstream-unreachable')
-    assert.ok(elapsed < 1000, `10 requests answered in ${elapsed.toFixed(0)} ms`)
+    assert.ok(elapsed < 5000, `10 requests answered in ${elapsed.toFixed(0)} ms`)
   } finally {
     await posts.stop()
     assert.equal(await front.stop(), 0, outputOf(front))
