@@ -51,7 +51,7 @@ export interface UpstreamTimeouts {
   bodyIdleMs: number
 }
 
-export interface ServerTimeouts {
+interface ServerTimeouts {
   /** A client must send its request headers within this (slowloris). */
   headersMs: number
   /** A client must send its whole request within this. */
@@ -76,7 +76,7 @@ export interface ServerOptions {
   loadShedDelayMs: number
 }
 
-export const DEFAULT_DATABASE_FILE = './data/blog.db'
+const DEFAULT_DATABASE_FILE = './data/blog.db'
 
 export class ConfigError extends Error {
   constructor (readonly setting: string, message: string) {

@@ -5,7 +5,7 @@ import { createSlugValidator, DEFAULT_SLUG_PATTERN } from '../../src/slug.js'
 import { createRandom } from '../../bench/random.js'
 
 /** Table (b) of RELIABILITY.md, as the slug segment goes on the wire (some raw, some encoded). */
-export const TABLE_B_SEGMENTS: readonly string[] = [
+const TABLE_B_SEGMENTS: readonly string[] = [
   '', 'a%2Fb', 'hello-world%2F', '..', '.', '%2e%2e', '.%2e', '..%2F..%2Fadmin', '%2F%2Fevil.example%2Fx',
   'http:%2F%2Fevil', 'a%5C..%5C..', 'a\\..\\..', '%252F', 'a%00b', '%00', 'a\u0000b', 'a b', 'a\tb', 'café',
   '%zz', '%E0%A4%A', '%C0%AF', 'Hello-World', 'caf%C3%A9', 'cafe%CC%81', '%EF%BD%93%EF%BD%8C%EF%BD%95%EF%BD%87',
@@ -15,7 +15,7 @@ export const TABLE_B_SEGMENTS: readonly string[] = [
 ]
 
 /** Whole targets of table (b) that are not `/api/blog/<segment>`. */
-export const TABLE_B_TARGETS: readonly string[] = [
+const TABLE_B_TARGETS: readonly string[] = [
   '/API/BLOG/hello', 'http://evil.example/api/blog/hello-world', '/api/blog/a/b', '/api/blog//', `/api/blog/${'a'.repeat(20_000)}`
 ]
 
@@ -30,7 +30,7 @@ export interface Encoding {
   seed: number
 }
 
-export function percentEncode (bytes: Buffer, { mode, hex, double, seed }: Encoding): Buffer {
+function percentEncode (bytes: Buffer, { mode, hex, double, seed }: Encoding): Buffer {
   // Seeded, so "encode some characters" is part of the generated (and shrinkable) value.
   const random = createRandom(seed)
   const pct = (byte: number): string => {

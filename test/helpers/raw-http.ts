@@ -19,7 +19,7 @@ const HEAD_END = Buffer.from('\r\n\r\n')
  * more bytes are needed. Without Content-Length the body runs to the end of the connection, so
  * it is complete only once `ended`.
  */
-export function parseResponse (buffer: Buffer, ended: boolean): { response: RawResponse, rest: Buffer } | undefined {
+function parseResponse (buffer: Buffer, ended: boolean): { response: RawResponse, rest: Buffer } | undefined {
   const headEnd = buffer.indexOf(HEAD_END)
   if (headEnd === -1) return undefined
   const [statusLine = '', ...lines] = buffer.subarray(0, headEnd).toString('latin1').split('\r\n')
