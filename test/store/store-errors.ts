@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { describe, test, type TestContext } from 'node:test'
-import { pino } from 'pino'
 import type { SettingName, StoreLocation } from '../../src/config.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import type { PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import type { TestResponse } from '../helpers/http.js'
+import { logSink, type LogLine } from '../helpers/log-sink.js'
 import { assertProblem } from '../helpers/problem.js'
 
 export const POST_PATH = '/api/post/first-post'
@@ -40,20 +40,8 @@ export interface StoreFaults {
   defects: StoreFault[]
 }
 
-interface LogEntry {
-  level: number
-  msg: string
-  err?: { type?: string, message?: string, stack?: string }
-}
-
 const WARN = 40
 const ERROR = 50
-
-function logSink (): { logger: pino.Logger, entries: LogEntry[] } {
-  const entries: LogEntry[] = []
-  const logger = pino({ level: 'warn' }, { write: (line: string) => { entries.push(JSON.parse(line) as LogEntry) } })
-  return { logger, entries }
-}
 
 /**
  * A plain table, valid SQL on every store (no change tracking: PostgreSQL's would answer for a
@@ -85,9 +73,9 @@ export async function silentServer (t: TestContext): Promise<number> {
 }
 
 /** Runs `fault` and asks for each of its paths, through a post API logging to a sink. */
-async function answersUnder (server: TestServer, fault: StoreFault, t: TestContext): Promise<{ answers: Array<[string, TestResponse]>, entries: LogEntry[] }> {
+async function answersUnder (server: TestServer, fault: StoreFault, t: TestContext): Promise<{ answers: Array<[string, TestResponse]>, entries: LogLine[] }> {
   const db = await server.create()
-  const { logger, entries } = logSink()
+  const { logger, lines: entries } = logSink('warn')
   const config = testConfig()
   let store: PostStore | undefined
   try {
