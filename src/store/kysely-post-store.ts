@@ -3,7 +3,8 @@
 import type { CompiledQuery, Kysely, RawBuilder } from 'kysely'
 import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
-import { StoreSchemaError, StoreUnavailableError, type ColumnInfo, type Dialect, type Post, type PostStore } from './store.js'
+import { StoreSchemaError, StoreUnavailableError, type ColumnInfo, type Dialect, type Post, type PostStore, type PostUpsert, type UpsertOutcome } from './store.js'
+import { upsertPosts } from './upsert-posts.js'
 
 /** The only table we read; its other columns are whatever the operator's table has. */
 export interface Tables {
@@ -46,6 +47,7 @@ export class KyselyPostStore implements PostStore {
   #normalise: RowNormaliser = createRowNormaliser([])
   #hasPublishedAt = false
   #tracksChanges = false
+  #columns: readonly string[] = []
 
   constructor (db: Kysely<Tables>, spec: DialectSpec) {
     this.#db = db
@@ -60,6 +62,7 @@ export class KyselyPostStore implements PostStore {
     this.#normalise = createRowNormaliser(columns)
     this.#hasPublishedAt = columns.some((c) => c.name === 'published_at')
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
+    this.#columns = columns.map((c) => c.name)
   }
 
   /** Whether readChangeToken can answer (for the start-up log). */
@@ -109,6 +112,14 @@ export class KyselyPostStore implements PostStore {
       updated_at: this.#spec.timestampParameter(p.updated_at)
     }))).execute()
     return missing.length
+  }
+
+  get columns (): readonly string[] {
+    return this.#columns
+  }
+
+  async upsertPosts (posts: readonly PostUpsert[], { dryRun }: { dryRun: boolean }): Promise<UpsertOutcome[]> {
+    return await upsertPosts({ db: this.#db, spec: this.#spec, normalise: this.#normalise }, posts, dryRun)
   }
 
   async close (): Promise<void> {

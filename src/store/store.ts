@@ -45,7 +45,29 @@ export interface PostStore {
   /** Rejects with StoreSchemaError when `posts` or its `slug` column is missing. */
   checkSchema (): Promise<void>
   close (): Promise<void>
+
+  // The import command's writes (issue 11).
+  /** The columns of `posts`, in table order (known after checkSchema). */
+  readonly columns: readonly string[]
+  /**
+   * Inserts or updates posts by slug (unique within one call), in one transaction. A post whose
+   * columns already hold its values is left untouched, not rewritten, so an import that changes
+   * nothing moves no change token. With `dryRun`, only compares.
+   */
+  upsertPosts (posts: readonly PostUpsert[], options: { dryRun: boolean }): Promise<UpsertOutcome[]>
 }
+
+/** A value to store: JSON (arrays and objects are stored as JSON text), or a Date for a timestamp column. */
+export type PostValue = JsonValue | Date
+
+export interface PostUpsert {
+  /** The columns to store; the post is unchanged when each of them already holds its value. */
+  values: { slug: string } & Record<string, PostValue>
+  /** Columns set only when the post is inserted or changed, never compared (`updated_at`: now). */
+  stampOnWrite?: Record<string, PostValue>
+}
+
+export type UpsertOutcome = 'inserted' | 'updated' | 'unchanged'
 
 export class StoreUnavailableError extends Error {
   constructor (message: string, options: { cause?: unknown } = {}) {
