@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // The `blog-read-api` executable: parses the command and flags, loads the config, and hands
-// the command to the lifecycle (serving) or the store (migrate, seed).
+// the command to the lifecycle (serving), the store (migrate, seed) or the importer (import).
 // A user's mistake (bad setting, missing table, unreachable database) is one line and exit ≠ 0.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { pino, type Logger } from 'pino'
 import { ConfigError, describeStore, flagName, loadConfig, SETTINGS, type Config, type SettingName } from './config.js'
+import { runImport } from './import/import-command.js'
 import { serveBoth, serveFront, servePostsApi, storeOptions } from './lifecycle.js'
 import { openStore } from './store/open-store.js'
 
@@ -15,7 +16,8 @@ const COMMANDS = {
   front: 'the front API alone (needs API_URL)',
   'posts-api': 'the upstream post API alone',
   migrate: 'create the default `posts` table in DATABASE_URL when it is absent',
-  seed: 'insert the sample posts that are not there yet'
+  seed: 'insert the sample posts that are not there yet',
+  import: 'import Markdown files with YAML front matter into `posts` (files or folders; --dry-run writes nothing)'
 } as const
 type Command = keyof typeof COMMANDS
 
@@ -31,11 +33,20 @@ function usage (): string {
     const fallback = setting.default === undefined ? '' : ` (default: ${setting.default})`
     return `  --${flagName(name).padEnd(20)} ${name}: ${setting.help}${fallback}`
   })
-  return ['Usage: blog-read-api [command] [--flag value ...]', '', 'Commands:', ...commands, '',
+  return ['Usage: blog-read-api [command] [--flag value ...]', '       blog-read-api import <file or folder>... [--dry-run] [--flag value ...]', '', 'Commands:', ...commands, '',
     'Settings (flags override environment variables):', ...settings, ''].join('\n')
 }
 
-function parseCommandLine (argv: string[]): { command: Command, flags: Partial<Record<SettingName, string>>, help: boolean } {
+interface CommandLine {
+  command: Command
+  flags: Partial<Record<SettingName, string>>
+  help: boolean
+  /** `import` only: the files and folders, and --dry-run. */
+  inputs: string[]
+  dryRun: boolean
+}
+
+function parseCommandLine (argv: string[]): CommandLine {
   let parsed
   try {
     parsed = parseArgs({
@@ -43,6 +54,7 @@ function parseCommandLine (argv: string[]): { command: Command, flags: Partial<R
       allowPositionals: true,
       options: {
         help: { type: 'boolean', short: 'h' },
+        'dry-run': { type: 'boolean' },
         ...Object.fromEntries(SETTING_NAMES.map((name) => [flagName(name), { type: 'string' as const }]))
       }
     })
@@ -51,13 +63,20 @@ function parseCommandLine (argv: string[]): { command: Command, flags: Partial<R
   }
   const [command = 'serve', ...extra] = parsed.positionals
   if (!(command in COMMANDS)) throw new UsageError(`unknown command "${command}" (try --help)`)
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (try --help)`)
+  const help = parsed.values.help === true
+  const dryRun = parsed.values['dry-run'] === true
+  if (command === 'import') {
+    if (extra.length === 0 && !help) throw new UsageError('import needs at least one file or folder (blog-read-api import <file or folder>... [--dry-run])')
+  } else {
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (try --help)`)
+    if (dryRun) throw new UsageError('--dry-run applies to import only')
+  }
   const flags: Partial<Record<SettingName, string>> = {}
   for (const name of SETTING_NAMES) {
     const value = (parsed.values as Record<string, unknown>)[flagName(name)]
     if (typeof value === 'string') flags[name] = value
   }
-  return { command: command as Command, flags, help: parsed.values.help === true }
+  return { command: command as Command, flags, help, inputs: command === 'import' ? extra : [], dryRun }
 }
 
 async function run (command: Command, config: Config, logger: Logger): Promise<void> {
@@ -102,12 +121,17 @@ function describeFailure (err: unknown): string {
 }
 
 async function main (): Promise<void> {
-  const { command, flags, help } = parseCommandLine(process.argv.slice(2))
+  const { command, flags, help, inputs, dryRun } = parseCommandLine(process.argv.slice(2))
   if (help) {
     process.stdout.write(usage())
     return
   }
   const config = loadConfig(process.env, flags)
+  if (command === 'import') {
+    const { store, storeLimits, slugPattern } = config
+    process.exitCode = await runImport({ inputs, dryRun, store, storeLimits, slugPattern, stdout: process.stdout, stderr: process.stderr })
+    return
+  }
   const logger = pino({ level: config.logLevel, name: 'blog-read-api' })
   try {
     await run(command, config, logger)

@@ -1,0 +1,18 @@
+// A slug for a file whose front matter gives none, derived from its name (issue 11):
+// `Third Post!.md` → `third-post`, `Café Crème.md` → `cafe-creme`.
+import { basename, extname } from 'node:path'
+
+/**
+ * Lower-cased, accents removed (NFKD, then the combining marks dropped), each run of
+ * characters other than ASCII letters and digits one hyphen, hyphens trimmed. May return ''
+ * (a name of punctuation only, or of letters with no ASCII form such as `日本.md`): the caller
+ * checks the result against the slug rule like any other slug.
+ */
+export function slugFromFileName (path: string): string {
+  const name = basename(path, extname(path))
+  return name.toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+}

@@ -1,0 +1,112 @@
+// What an import tells its user: one line per bad file and per ignored key (stderr), what a dry
+// run would do and the summary (stdout), and its progress on stderr: a bar redrawn in place
+// when stderr is a terminal, plain lines otherwise (logs, CI, pipes).
+import type { Writable } from 'node:stream'
+import type { UpsertOutcome } from '../store/store.js'
+
+export interface ImportCounts {
+  imported: number
+  updated: number
+  unchanged: number
+  drafts: number
+  failed: number
+}
+
+export type Phase = 'checking' | 'writing'
+
+interface Output {
+  stdout: Writable
+  stderr: Writable & { isTTY?: boolean, columns?: number }
+}
+
+const BAR_WIDTH = 30
+/** A terminal is redrawn at most this often; plain lines are written once per batch instead. */
+const REDRAW_MS = 100
+
+export class ImportReport {
+  readonly counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0, drafts: 0, failed: 0 }
+  readonly #output: Output
+  readonly #dryRun: boolean
+  readonly #tty: boolean
+  readonly #ignoredKeys = new Set<string>()
+  #bar = ''
+  #lastDraw = 0
+
+  constructor (output: Output, { dryRun }: { dryRun: boolean }) {
+    this.#output = output
+    this.#dryRun = dryRun
+    this.#tty = output.stderr.isTTY === true
+  }
+
+  fail (path: string, reason: string): void {
+    this.counts.failed++
+    this.#warn(`${path}: ${reason}`)
+  }
+
+  draft (): void {
+    this.counts.drafts++
+  }
+
+  /** Reported the first time the key is met, with the file it was met in. */
+  ignore (key: string, reason: string, path: string): void {
+    if (this.#ignoredKeys.has(key)) return
+    this.#ignoredKeys.add(key)
+    this.#warn(`ignored ${key === 'the body' ? 'the Markdown body' : `front-matter key "${key}"`} (${reason}), first in ${path}`)
+  }
+
+  written (slug: string, path: string, outcome: UpsertOutcome): void {
+    if (outcome === 'inserted') this.counts.imported++
+    else this.counts[outcome]++
+    if (this.#dryRun && outcome !== 'unchanged') {
+      this.#print(this.#output.stdout, `would ${outcome === 'inserted' ? 'insert' : 'update'} ${slug} (${path})`)
+    }
+  }
+
+  /** `done` of `total` files (total unknown while the tree is walked). */
+  progress (phase: Phase, done: number, total?: number): void {
+    if (this.#tty) {
+      const now = Date.now()
+      if (now - this.#lastDraw < REDRAW_MS && done !== total) return
+      this.#lastDraw = now
+      this.#draw(this.#barLine(phase, done, total))
+    } else if (phase === 'writing') {
+      this.#output.stderr.write(`${this.#dryRun ? 'compared' : 'written'} ${done}/${total ?? '?'}\n`)
+    }
+  }
+
+  /** The last line: counts, and whether anything was written. */
+  summary (): void {
+    this.#draw('')
+    const { imported, updated, unchanged, drafts, failed } = this.counts
+    const line = this.#dryRun
+      ? `would import ${imported}, would update ${updated}, unchanged ${unchanged}, drafts ${drafts}, failed ${failed} (dry run: nothing written)`
+      : `imported ${imported}, updated ${updated}, unchanged ${unchanged}, drafts ${drafts}, failed ${failed}`
+    this.#output.stdout.write(`${line}\n`)
+  }
+
+  #barLine (phase: Phase, done: number, total: number | undefined): string {
+    if (total === undefined || total === 0) return `${phase} files: ${done}`
+    const filled = Math.round(BAR_WIDTH * done / total)
+    const percent = Math.floor(100 * done / total)
+    return `${phase} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${percent}% ${done}/${total}`
+  }
+
+  #warn (line: string): void {
+    this.#print(this.#output.stderr, line)
+  }
+
+  /** A line above the bar: the bar is erased, the line written, the bar drawn again. */
+  #print (stream: Writable, line: string): void {
+    const bar = this.#bar
+    this.#draw('')
+    stream.write(`${line}\n`)
+    this.#draw(bar)
+  }
+
+  #draw (bar: string): void {
+    if (!this.#tty || bar === this.#bar) return
+    const width = this.#output.stderr.columns ?? 80
+    this.#output.stderr.write(`\r\x1b[2K${bar.slice(0, width - 1)}`)
+    this.#bar = bar
+  }
+}
