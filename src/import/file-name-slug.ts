@@ -9,7 +9,9 @@ import { basename, extname } from 'node:path'
  * checks the result against the slug rule like any other slug.
  */
 export function slugFromFileName (path: string): string {
-  const name = basename(path, extname(path))
+  const file = basename(path)
+  // `.md` itself is an extension, not a dot file's name.
+  const name = /\.md$/i.test(file) ? file.slice(0, -3) : file.slice(0, file.length - extname(file).length)
   return name.toLowerCase()
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')

@@ -29,12 +29,14 @@ export class ImportReport {
   readonly #dryRun: boolean
   readonly #tty: boolean
   readonly #ignoredKeys = new Set<string>()
+  readonly #clock: () => number
   #bar = ''
   #lastDraw = 0
 
-  constructor (output: Output, { dryRun }: { dryRun: boolean }) {
+  constructor (output: Output, { dryRun, clock = Date.now }: { dryRun: boolean, clock?: () => number }) {
     this.#output = output
     this.#dryRun = dryRun
+    this.#clock = clock
     this.#tty = output.stderr.isTTY === true
   }
 
@@ -65,12 +67,12 @@ export class ImportReport {
   /** `done` of `total` files (total unknown while the tree is walked). */
   progress (phase: Phase, done: number, total?: number): void {
     if (this.#tty) {
-      const now = Date.now()
+      const now = this.#clock()
       if (now - this.#lastDraw < REDRAW_MS && done !== total) return
       this.#lastDraw = now
       this.#draw(this.#barLine(phase, done, total))
     } else if (phase === 'writing') {
-      this.#output.stderr.write(`${this.#dryRun ? 'compared' : 'written'} ${done}/${total ?? '?'}\n`)
+      this.#output.stderr.write(`${this.#dryRun ? 'comparing' : 'writing'}: ${done}/${total ?? '?'} files done\n`)
     }
   }
 
