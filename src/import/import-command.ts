@@ -12,7 +12,7 @@ import type { PostStore, PostUpsert } from '../store/store.js'
 import { BadFileError } from './bad-file.js'
 import { ImportReport } from './import-report.js'
 import { readMarkdownFile } from './markdown-file.js'
-import { postFromMarkdown, type MarkdownMapping } from './post-from-markdown.js'
+import { postFromMarkdown, type MarkdownFile, type MarkdownMapping } from './post-from-markdown.js'
 import { walkMarkdownFiles } from './walk.js'
 
 /** Posts per transaction; a batch also closes once its files hold this much text. */
@@ -95,7 +95,7 @@ async function checkFiles (inputs: readonly string[], mapping: MarkdownMapping, 
     const resolved = resolve(entry.path)
     if (seen.has(resolved)) continue
     seen.add(resolved)
-    const file = await readPost(entry.path, mapping, report)
+    const file = readPost(entry.path, mapping, report)
     if (file === undefined) continue
     if (file.kind === 'draft') {
       report.draft()
@@ -113,9 +113,9 @@ async function checkFiles (inputs: readonly string[], mapping: MarkdownMapping, 
   return bySlug
 }
 
-async function readPost (path: string, mapping: MarkdownMapping, report: ImportReport, failurePrefix = ''): Promise<ReturnType<typeof postFromMarkdown> | undefined> {
+function readPost (path: string, mapping: MarkdownMapping, report: ImportReport, failurePrefix = ''): MarkdownFile | undefined {
   try {
-    return postFromMarkdown(path, await readMarkdownFile(path), mapping)
+    return postFromMarkdown(path, readMarkdownFile(path), mapping)
   } catch (err) {
     if (!(err instanceof BadFileError)) throw err
     report.fail(path, failurePrefix + err.message)
@@ -142,7 +142,7 @@ async function writePosts (files: Map<string, string>, mapping: MarkdownMapping,
     bytes = 0
   }
   for (const [slug, path] of files) {
-    const file = await readPost(path, mapping, report, 'changed during the import: ')
+    const file = readPost(path, mapping, report, 'changed during the import: ')
     if (file === undefined) {
       done++
       continue
