@@ -107,7 +107,8 @@ export class ImportReport {
 
   #draw (bar: string): void {
     if (!this.#tty || bar === this.#bar) return
-    const width = this.#output.stderr.columns ?? 80
+    // A pseudo-terminal without a size reports 0 columns.
+    const width = this.#output.stderr.columns !== undefined && this.#output.stderr.columns > 0 ? this.#output.stderr.columns : 80
     this.#output.stderr.write(`\r\x1b[2K${bar.slice(0, width - 1)}`)
     this.#bar = bar
   }
