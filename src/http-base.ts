@@ -1,23 +1,28 @@
 // What both tiers share as HTTP servers: problem+json for every error the framework or Node can
-// raise, 404/405, request ids, one access-log line per request, security headers, time-outs.
-import { randomUUID } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
-import type { Socket } from 'node:net'
+// raise, 404/405 before the content, request ids, one access-log line per request, security and
+// CORS headers, time-outs. Below the framework, src/http/edge.ts gates every request and
+// src/http/refusals.ts writes what is refused there.
+import { METHODS } from 'node:http'
 import underPressure from '@fastify/under-pressure'
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
+import { AbandonedCallError } from './coalescer.js'
 import type { ServerOptions } from './config.js'
-import { problemDocument, problemKindForStatus, ProblemError, PROBLEMS, RETRY_AFTER_S, type ProblemKind } from './problems.js'
+import { ALLOWED_METHODS, requestId, SECURITY_HEADERS } from './http/answer-headers.js'
+import { createCors } from './http/cors.js'
+import { carriesBody, edgeServerFactory, MAX_HEAD_BYTES, unmetExpectation } from './http/edge.js'
+import { createRefusals } from './http/refusals.js'
+import { problemBody, PROBLEM_CONTENT_TYPE, problemKindForStatus, ProblemError, PROBLEMS, RETRY_AFTER_S, type ProblemKind } from './problems.js'
+
+export { SECURITY_HEADERS }
 
 export interface HttpAppOptions extends ServerOptions {
   logger: Logger
   /** Route paths (Fastify syntax) that answer GET and HEAD; every other method there gets 405. */
   routes: readonly string[]
-  /** OPTIONS is answered by a CORS plugin, not with 405. */
-  corsPreflight: boolean
+  /** Origins allowed to read cross-origin ('*': any; none: no CORS headers, OPTIONS is 405). */
+  corsOrigins: '*' | readonly string[]
 }
-
-const ALLOWED_METHODS = 'GET, HEAD'
 
 /**
  * The router's limit on one path parameter. Far above any identifier a route accepts, so that a
@@ -37,102 +42,77 @@ const CONNECTIONS_CHECK_MS = 1000
 /** While closing, how often connections that fell idle since are dropped. */
 const IDLE_REAP_MS = 50
 
-/** A client-supplied request id is kept only when it is short and inert (no log or header injection). */
-const REQUEST_ID = /^[\w.-]{1,128}$/
-
-function requestId (req: IncomingMessage): string {
-  const header = req.headers['x-request-id']
-  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID()
-}
-
-// OWASP REST Security Cheat Sheet headers for API responses (Fastify never sends X-Powered-By).
-export const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-resource-policy': 'cross-origin'
-} as const
-
-// Problem bodies are few and constant (details never echo input): serialise each once.
-const problemBodies = new Map<string, string>()
-
-function problemBody (kind: ProblemKind, detail: string): string {
-  const key = `${kind}\n${detail}`
-  let body = problemBodies.get(key)
-  if (body === undefined) {
-    body = JSON.stringify(problemDocument(kind, detail))
-    if (problemBodies.size < 1000) problemBodies.set(key, body)
-  }
-  return body
-}
-
 export function sendProblem (reply: FastifyReply, kind: ProblemKind, detail: string, retryAfter?: number | string): FastifyReply {
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
+  // Which methods there are, also to a client whose body was refused.
+  if (kind === 'method-not-allowed' || kind === 'body-not-allowed') reply.header('allow', ALLOWED_METHODS)
   return reply.code(PROBLEMS[kind].status)
-    .header('content-type', 'application/problem+json')
+    .header('content-type', PROBLEM_CONTENT_TYPE)
     .header('cache-control', 'no-store')
     .send(problemBody(kind, detail))
 }
 
-/** Errors Node's HTTP parser raises before Fastify sees a request: answered on the raw socket. */
-function clientErrorHandler (err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy()
-    return
-  }
-  const [kind, statusLine, detail]: [ProblemKind, string, string] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? ['headers-too-large', '431 Request Header Fields Too Large', 'The request line and headers exceed 16 KiB.']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? ['request-timeout', '408 Request Timeout', 'The request was not received in time.']
-        : ['bad-request', '400 Bad Request', 'The request is not valid HTTP/1.1.']
-  const body = JSON.stringify(problemDocument(kind, detail))
-  socket.end(`HTTP/1.1 ${statusLine}\r\n` +
-    'Content-Type: application/problem+json\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n' +
-    `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
-}
-
-/** Errors the router raises before any route runs. The path is never echoed back. */
-function frameworkErrors (err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendProblem(reply, 'bad-request', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`)
-  } else {
-    // FST_ERR_BAD_URL: malformed percent-encoding.
-    sendProblem(reply, 'bad-request', 'The request path is not valid percent-encoded UTF-8.')
-  }
-}
-
-/** `Content-Length` other than 0, or any `Transfer-Encoding`: the request carries a body. */
-function hasBody (request: FastifyRequest): boolean {
-  const length = request.headers['content-length']
-  return length !== undefined ? length !== '0' : request.headers['transfer-encoding'] !== undefined
+/**
+ * Whether the answer to `request` can still be written: its client is still connected. A handler
+ * checks it before working for the request (an upstream call, a store read); pipelined requests
+ * behind an answer that closes the connection never reach a handler at all (src/http/edge.ts).
+ */
+export function answerable (request: FastifyRequest): boolean {
+  return request.raw.socket?.destroyed !== true
 }
 
 function notFound (request: FastifyRequest, reply: FastifyReply): void {
   sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
 }
 
-export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsPreflight }: HttpAppOptions): FastifyInstance {
+/** One access line per request, at info (not written at all below it). */
+function logAnswered (request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+}
+
+export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins }: HttpAppOptions): FastifyInstance {
   const { headersMs, requestMs, keepAliveMs } = timeouts
+  const cors = createCors(corsOrigins)
+  const refusals = createRefusals({ logger, cors })
+  let closing = false
+
+  /** What every answer carries; set first, so that whatever answers next keeps them. */
+  function answerHeaders (request: FastifyRequest, reply: FastifyReply): void {
+    reply.headers(SECURITY_HEADERS).header('x-request-id', request.id)
+    if (cors !== undefined) reply.headers(cors.headersFor(request.headers.origin))
+  }
+
+  /** Errors the router raises before any route (and any hook) runs. The path is never echoed back. */
+  function frameworkErrors (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    answerHeaders(request, reply)
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      sendProblem(reply, 'bad-request', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`)
+    } else {
+      // FST_ERR_BAD_URL: malformed percent-encoding.
+      sendProblem(reply, 'bad-request', 'The request path is not valid percent-encoded UTF-8.')
+    }
+    logAnswered(request, reply)
+  }
+
   const app = Fastify({
     loggerInstance: logger,
-    // One access line per request (onResponse below) instead of Fastify's two.
+    // One access line per request (below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    genReqId: requestId,
+    genReqId: (req) => requestId(req.headers),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
-    clientErrorHandler,
+    serverFactory: edgeServerFactory({ refuse: refusals.refuse, refuseConnect: refusals.refuseConnect, shuttingDown: () => closing }),
+    clientErrorHandler: refusals.onClientError,
     bodyLimit: BODY_LIMIT_BYTES,
     keepAliveTimeout: keepAliveMs,
     requestTimeout: requestMs,
-    http: { headersTimeout: headersMs, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+    // Node's own limit on the head as it counts it (names and values), whatever its command line.
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: CONNECTIONS_CHECK_MS, maxHeaderSize: MAX_HEAD_BYTES },
     // Answered below as a problem document instead.
     return503OnClosing: false
   }) as unknown as FastifyInstance
 
-  let closing = false
   app.addHook('preClose', (done) => {
     closing = true
     // Closing, Node drops only the connections idle at that moment: one whose response is still in
@@ -146,7 +126,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsP
 
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(SECURITY_HEADERS).header('x-request-id', request.id)
+    answerHeaders(request, reply)
     // Answering here ends the request: `done` is then not called.
     if (closing) {
       // A request on a kept-alive connection during shutdown: refuse it and close the connection.
@@ -154,17 +134,19 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsP
       sendProblem(reply, 'shutting-down', 'The server is shutting down; retry on another instance.', RETRY_AFTER_S)
     } else {
       // A body that is not read cannot be skipped safely on a kept-alive connection: close it.
-      if (hasBody(request)) reply.header('connection', 'close')
+      if (carriesBody(request.headers)) reply.header('connection', 'close')
       done()
     }
   })
   // The path and the method decide before the content: an unknown path is 404 and a method the
-  // route does not have is 405 (both answered in onRequest, with CORS headers when CORS is on),
-  // whatever the body. Only then is a body refused, before it is read (preParsing precedes it).
+  // route does not have is 405 (answered in onRequest), whatever the body. Only then is an
+  // expectation refused (417), or a body (413), before it is read (preParsing precedes it).
   app.addHook('preParsing', (request, reply, payload, done) => {
     if (request.is404) {
       notFound(request, reply)
-    } else if (hasBody(request)) {
+    } else if (unmetExpectation(request.raw)) {
+      sendProblem(reply, 'expectation-failed', 'No expectation other than 100-continue is met here.')
+    } else if (carriesBody(request.headers)) {
       sendProblem(reply, 'body-not-allowed', 'These routes take no request body.')
     } else {
       done(null, payload)
@@ -182,12 +164,20 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsP
   }
   if (logger.isLevelEnabled('info')) {
     app.addHook('onResponse', (request, reply, done) => {
-      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+      logAnswered(request, reply)
+      done()
+    })
+    // A client that leaves before its answer is written: its request still leaves its line.
+    app.addHook('onRequestAbort', (request, done) => {
+      request.log.info({ method: request.method, url: request.url, aborted: true }, 'request')
       done()
     })
   }
 
   app.setErrorHandler((err: FastifyError | ProblemError, request, reply) => {
+    // Its client is gone and nobody else waited for that work: there is no one to answer (the
+    // access line says the client left).
+    if (err instanceof AbandonedCallError) return reply.hijack()
     if (err instanceof ProblemError) {
       if (err.status >= 500) request.log.warn({ err }, err.message)
       return sendProblem(reply, err.kind, err.message, err.retryAfter)
@@ -201,14 +191,23 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsP
   })
   app.setNotFoundHandler(notFound)
 
-  const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD' && !(corsPreflight && m === 'OPTIONS'))
+  // Every method Node's parser knows reaches the router, so that an extension method (PROPFIND,
+  // PURGE…) on a route's path is its 405, not a 404. CONNECT never does (the edge answers it).
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method)
+  }
+  const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD')
   for (const url of routes) {
     app.route({
       method: otherMethods,
       url,
       // Answered in onRequest, before the body is looked at (preParsing).
       onRequest: async (request, reply) => {
-        reply.header('allow', ALLOWED_METHODS)
+        const { origin, 'access-control-request-method': preflight } = request.headers
+        if (cors !== undefined && request.method === 'OPTIONS' && origin !== undefined && preflight !== undefined) {
+          // A CORS preflight (a body on it, unread, closes the connection as elsewhere).
+          return reply.code(204).headers(cors.preflightHeaders(request.headers['access-control-request-headers'])).send()
+        }
         return sendProblem(reply, 'method-not-allowed', `${request.method} is not allowed here; use GET or HEAD.`)
       },
       handler: async () => undefined

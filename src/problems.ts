@@ -15,6 +15,7 @@ export const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'request-timeout': { status: 408, title: 'Request timeout' },
   'body-not-allowed': { status: 413, title: 'Request body not allowed' },
+  'expectation-failed': { status: 417, title: 'Expectation failed' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
   'upstream-unreachable': { status: 502, title: 'Upstream unreachable' },
@@ -23,10 +24,14 @@ export const PROBLEMS = {
   'store-unavailable': { status: 503, title: 'Store unavailable' },
   overloaded: { status: 503, title: 'Service overloaded' },
   'shutting-down': { status: 503, title: 'Shutting down' },
-  'upstream-timeout': { status: 504, title: 'Upstream timed out' }
+  'upstream-timeout': { status: 504, title: 'Upstream timed out' },
+  'http-version-not-supported': { status: 505, title: 'HTTP version not supported' }
 } as const satisfies Record<string, { status: number, title: string }>
 
 export type ProblemKind = keyof typeof PROBLEMS
+
+/** The one media type of every problem answer, without parameters: JSON is UTF-8 by definition (RFC 8259). */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
 interface ProblemDocument {
   type: string
@@ -56,6 +61,21 @@ export function problemDocument (kind: ProblemKind, detail: string): ProblemDocu
   return { type: PROBLEM_TYPE_BASE + kind, title, status, detail }
 }
 
+// Problem bodies are few and constant (details never echo input): serialised once each, as
+// bytes, so that no framework adds a charset to their content type.
+const problemBodies = new Map<string, Buffer>()
+
+/** The problem document of `kind` with `detail`, serialised. */
+export function problemBody (kind: ProblemKind, detail: string): Buffer {
+  const key = `${kind}\n${detail}`
+  let body = problemBodies.get(key)
+  if (body === undefined) {
+    body = Buffer.from(JSON.stringify(problemDocument(kind, detail)))
+    if (problemBodies.size < 1000) problemBodies.set(key, body)
+  }
+  return body
+}
+
 /** The problem kind for a framework error that carries only an HTTP status (Fastify's FST_ERR_*). */
 export function problemKindForStatus (status: number): ProblemKind {
   switch (status) {
@@ -63,6 +83,7 @@ export function problemKindForStatus (status: number): ProblemKind {
     case 405: return 'method-not-allowed'
     case 408: return 'request-timeout'
     case 413: return 'body-not-allowed'
+    case 417: return 'expectation-failed'
     case 431: return 'headers-too-large'
     case 503: return 'overloaded'
     default: return status >= 400 && status < 500 ? 'bad-request' : 'internal'

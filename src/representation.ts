@@ -105,7 +105,9 @@ export async function sendConditional (
 
 /** Sends a representation: 304 when the client's copy is current, else the best encoding. */
 export async function sendRepresentation (request: FastifyRequest, reply: FastifyReply, representation: Representation, cacheControl: string): Promise<FastifyReply> {
-  reply.header('vary', 'accept-encoding')
+  // Added to what is there already (Origin, when CORS names its origins).
+  const vary = reply.getHeader('vary')
+  reply.header('vary', vary === undefined ? 'Accept-Encoding' : `${String(vary)}, Accept-Encoding`)
   return await sendConditional(request, reply, { etag: representation.etag, cacheControl }, async () => {
     const encoding = representation.body.length >= MIN_COMPRESSED_BYTES ? chooseEncoding(request.headers['accept-encoding']) : undefined
     reply.header('content-type', JSON_CONTENT_TYPE)

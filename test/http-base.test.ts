@@ -12,7 +12,7 @@ import { silentLogger } from './helpers/tiers.js'
 
 /** A base app with one list route and one item route, as each tier has. */
 function buildApp (options: Partial<HttpAppOptions> = {}): FastifyInstance {
-  const app = buildHttpApp({ ...testConfig().server, logger: silentLogger, routes: ['/items', '/items/:id'], corsPreflight: false, ...options })
+  const app = buildHttpApp({ ...testConfig().server, logger: silentLogger, routes: ['/items', '/items/:id'], corsOrigins: [], ...options })
   app.get('/items', async () => ({ items: [] }))
   app.get<{ Params: { id: string } }>('/items/:id', async (request) => {
     if (request.params.id === 'problem') throw new ProblemError('store-unavailable', 'Down for a while.', { retryAfter: 3 })
@@ -73,11 +73,100 @@ test('GET with a body is 413 body-not-allowed and the connection is closed (the 
   }
 })
 
-test('OPTIONS is left to a CORS plugin when the app has one', async () => {
-  const app = buildApp({ corsPreflight: true })
+test('with CORS on, OPTIONS with Origin and Access-Control-Request-Method is a preflight; any other OPTIONS is a method like the others', async () => {
+  const app = buildApp({ corsOrigins: ['https://reader.example'] })
   try {
-    // No CORS plugin registered here: OPTIONS then finds no route at all.
-    assertProblem(fromInject(await app.inject({ method: 'OPTIONS', url: '/items' })), 'not-found')
+    const asked = { origin: 'https://reader.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' }
+    const preflight = await app.inject({ method: 'OPTIONS', url: '/items/a', headers: asked })
+    assert.equal(preflight.statusCode, 204)
+    assert.equal(preflight.headers['access-control-allow-origin'], 'https://reader.example')
+    assert.equal(preflight.headers['access-control-allow-methods'], 'GET, HEAD')
+    assert.equal(preflight.headers['access-control-allow-headers'], 'if-none-match')
+    assert.equal(preflight.headers.vary, 'Origin, Access-Control-Request-Headers')
+    assert.equal(preflight.headers['x-request-id'] !== undefined, true)
+    // Not a preflight: without Origin, without the method asked for, or from an origin not listed.
+    for (const headers of [{ 'access-control-request-method': 'GET' }, { origin: 'https://reader.example' }, {}]) {
+      const answer = await app.inject({ method: 'OPTIONS', url: '/items', headers })
+      assertProblem(fromInject(answer), 'method-not-allowed')
+      assert.equal(answer.headers.allow, 'GET, HEAD')
+    }
+    const stranger = await app.inject({ method: 'OPTIONS', url: '/items', headers: { ...asked, origin: 'https://elsewhere.example' } })
+    assert.equal(stranger.statusCode, 204)
+    assert.equal(stranger.headers['access-control-allow-origin'], undefined, 'an origin not listed is not allowed')
+    assertProblem(fromInject(await app.inject({ method: 'OPTIONS', url: '/nowhere', headers: asked })), 'not-found')
+  } finally {
+    await app.close()
+  }
+})
+
+test('with a list of origins, a listed one is echoed and every answer varies on Origin, along with Accept-Encoding', async () => {
+  const app = buildApp({ corsOrigins: ['https://reader.example'] })
+  try {
+    const listed = await app.inject({ method: 'GET', url: '/nowhere', headers: { origin: 'https://reader.example' } })
+    assert.equal(listed.headers['access-control-allow-origin'], 'https://reader.example')
+    assert.equal(listed.headers.vary, 'Origin')
+    assert.match(String(listed.headers['access-control-expose-headers']), /X-Request-Id/)
+    const other = await app.inject({ method: 'GET', url: '/items', headers: { origin: 'https://elsewhere.example' } })
+    assert.equal(other.headers['access-control-allow-origin'], undefined)
+    assert.equal(other.headers.vary, 'Origin')
+  } finally {
+    await app.close()
+  }
+})
+
+test('without CORS, OPTIONS is 405 like any other method and no CORS header is sent', async () => {
+  const app = buildApp()
+  try {
+    const answer = await app.inject({ method: 'OPTIONS', url: '/items', headers: { origin: 'https://reader.example', 'access-control-request-method': 'GET' } })
+    assertProblem(fromInject(answer), 'method-not-allowed')
+    assert.equal(answer.headers['access-control-allow-origin'], undefined)
+  } finally {
+    await app.close()
+  }
+})
+
+test('extension methods Node knows (PROPFIND, PURGE, SEARCH…) are 405 on a route and 404 elsewhere, before any body', async () => {
+  const app = buildApp()
+  try {
+    for (const method of ['PROPFIND', 'PROPPATCH', 'MKCOL', 'LOCK', 'UNLOCK', 'PURGE', 'SEARCH', 'REPORT', 'TRACE', 'COPY', 'MOVE', 'QUERY', 'M-SEARCH']) {
+      for (const body of [{}, BODIES.small]) {
+        const answer = await app.inject({ method: method as 'GET', url: '/items/a', ...body })
+        assertProblem(fromInject(answer), 'method-not-allowed')
+        assert.equal(answer.headers.allow, 'GET, HEAD', method)
+        assertProblem(fromInject(await app.inject({ method: method as 'GET', url: '/nowhere', ...body })), 'not-found')
+      }
+    }
+  } finally {
+    await app.close()
+  }
+})
+
+test('Expect other than 100-continue is 417 after 404/405, and before 413; Content-Length zero in any spelling is no body', async () => {
+  const app = buildApp()
+  try {
+    assertProblem(fromInject(await app.inject({ method: 'GET', url: '/items', headers: { expect: 'foo' } })), 'expectation-failed')
+    assertProblem(fromInject(await app.inject({ method: 'GET', url: '/items', payload: 'hello', headers: { expect: 'foo', 'content-type': 'text/plain' } })), 'expectation-failed')
+    assertProblem(fromInject(await app.inject({ method: 'GET', url: '/nowhere', headers: { expect: 'foo' } })), 'not-found')
+    assertProblem(fromInject(await app.inject({ method: 'DELETE', url: '/items', headers: { expect: 'foo' } })), 'method-not-allowed')
+    assert.equal((await app.inject({ method: 'GET', url: '/items', headers: { expect: '100-continue' } })).statusCode, 200)
+    for (const zero of ['0', '00', '000']) {
+      assert.equal((await app.inject({ method: 'GET', url: '/items', headers: { 'content-length': zero } })).statusCode, 200, zero)
+    }
+    const answer = await app.inject({ method: 'GET', url: '/items', ...BODIES.small })
+    assertProblem(fromInject(answer), 'body-not-allowed')
+    assert.equal(answer.headers.allow, 'GET, HEAD', 'a 413 says which methods there are')
+  } finally {
+    await app.close()
+  }
+})
+
+test('every problem has the same content type, without parameters', async () => {
+  const app = buildApp()
+  try {
+    for (const [method, url] of [['GET', '/nowhere'], ['POST', '/items'], ['GET', '/items/problem'], ['GET', '/items/defect'], ['GET', '/items/%zz']] as const) {
+      const answer = await app.inject({ method, url })
+      assert.equal(answer.headers['content-type'], 'application/problem+json', `${method} ${url}`)
+    }
   } finally {
     await app.close()
   }

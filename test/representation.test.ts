@@ -90,7 +90,7 @@ describe('sendRepresentation and sendConditional', () => {
     assert.equal(plain.statusCode, 200)
     assert.equal(plain.headers.etag, etag)
     assert.equal(plain.headers['cache-control'], 'max-age=5')
-    assert.equal(plain.headers.vary, 'accept-encoding')
+    assert.equal(plain.headers.vary, 'Accept-Encoding')
     assert.equal(plain.headers['content-encoding'], undefined)
     assert.deepEqual(plain.rawPayload, BODY)
     const gz = await app.inject({ url: '/r', headers: { 'accept-encoding': 'br;q=0.1, gzip' } })

@@ -1,12 +1,11 @@
 // The public front API: validates, asks the upstream post API through its cache, and answers
 // (SPEC part A, and the failure mapping of "Errors"). The routes only: how bodies are fetched,
 // revalidated and checked is upstream-cache.ts; the calls themselves, upstream-client.ts.
-import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { BodyLimits } from '../body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
-import { buildHttpApp, sendProblem } from '../http-base.js'
+import { answerable, buildHttpApp, sendProblem } from '../http-base.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../slug.js'
 import { relayJsonArray } from './relay-stream.js'
@@ -27,18 +26,8 @@ const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and d
 export function buildFrontApp ({
   upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit
 }: FrontAppOptions): FastifyInstance {
-  const corsOn = corsOrigins === '*' || corsOrigins.length > 0
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug'], corsPreflight: corsOn })
-  if (corsOn) {
-    // Public, read-only data: never with credentials; clients may revalidate and read our headers.
-    app.register(cors, {
-      origin: corsOrigins,
-      methods: ['GET', 'HEAD'],
-      credentials: false,
-      exposedHeaders: ['ETag', 'X-Request-Id', 'Retry-After', 'Cache-Status'],
-      maxAge: 86_400
-    })
-  }
+  // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug'], corsOrigins })
   const isValidSlug = createSlugValidator(slugPattern)
   const cache = createUpstreamCache({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit })
 
@@ -57,7 +46,7 @@ export function buildFrontApp ({
   }
 
   app.get('/api/blog', async (request, reply) => {
-    const list = await cache.list(request.id)
+    const list = await cache.list(request.id, () => answerable(request))
     if (list.kind === 'stream') return await relayList(request, reply, list)
     flagStale(reply, list.stale)
     if (list.body.empty) return sendProblem(reply, 'no-posts', 'There are no posts yet.')
@@ -67,7 +56,7 @@ export function buildFrontApp ({
   app.get<{ Params: { slug: string } }>('/api/blog/:slug', async (request, reply) => {
     const { slug } = request.params
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
-    const post = await cache.post(slug, request.id)
+    const post = await cache.post(slug, request.id, () => answerable(request))
     if (post.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     flagStale(reply, post.stale)
     return await sendRepresentation(request, reply, post.body.representation, cacheControl)

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream'
 import { LRUCache } from 'lru-cache'
 import sjson from 'secure-json-parse'
 import type { BodyLimits } from '../body-limits.js'
-import { createCoalescer } from '../coalescer.js'
+import { AbandonedCallError, createCoalescer } from '../coalescer.js'
 import type { Config } from '../config.js'
 import { ProblemError } from '../problems.js'
 import { createRepresentation, type Representation } from '../representation.js'
@@ -35,9 +35,10 @@ export type ListOutcome =
   /** A list too large to check whole: relayed as it comes, to one client only. */
   | { kind: 'stream', stream: Readable, etag: string | undefined }
 
+/** `wanted`: whether the request still waits for the answer (its client is there); no call is made for it otherwise. */
 export interface UpstreamCache {
-  list: (requestId: string) => Promise<ListOutcome>
-  post: (slug: string, requestId: string) => Promise<PostOutcome>
+  list: (requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
+  post: (slug: string, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
 }
 
 interface HeldCopy extends CheckedBody {
@@ -110,7 +111,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
    * was, and the others that shared that call make their own. When the call fails (502/503/504)
    * and stale-if-error is on, the held copy instead, if validated recently enough.
    */
-  async function fetch (path: string, slug: string | undefined, requestId: string): Promise<Fetched & { stale?: Stale }> {
+  async function fetch (path: string, slug: string | undefined, requestId: string, wanted?: () => boolean): Promise<Fetched & { stale?: Stale }> {
     try {
       let own: Fetched | undefined
       const shared = await coalescer.run(path, async () => {
@@ -118,9 +119,11 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
         if (fetched.kind !== 'stream') return fetched
         own = fetched
         return { kind: 'streamed' }
-      })
+      }, wanted)
       if (shared.kind !== 'streamed') return shared
-      return own ?? await call(path, slug, requestId)
+      if (own !== undefined) return own
+      if (wanted?.() === false) throw new AbandonedCallError()
+      return await call(path, slug, requestId)
     } catch (err) {
       const copy = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? held.get(path) : undefined
       if (copy === undefined || Date.now() - copy.validatedAt > staleIfErrorS * 1000) throw err
@@ -129,14 +132,14 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
   }
 
   return {
-    async list (requestId) {
-      const fetched = await fetch(LIST_PATH, undefined, requestId)
+    async list (requestId, wanted) {
+      const fetched = await fetch(LIST_PATH, undefined, requestId, wanted)
       if (fetched.kind === 'absent') throw new Error('a list is never absent')
       return fetched
     },
-    async post (slug, requestId) {
+    async post (slug, requestId, wanted) {
       // Built from the encoded slug only; never `new URL(slug, base)`, which resolves dot segments and `//host`.
-      const fetched = await fetch(`/api/post/${encodeURIComponent(slug)}`, slug, requestId)
+      const fetched = await fetch(`/api/post/${encodeURIComponent(slug)}`, slug, requestId, wanted)
       if (fetched.kind === 'stream') throw new Error('a post is never streamed')
       return fetched
     }

@@ -22,7 +22,7 @@ export interface PostsAppOptions {
 const MAX_RETRY_AFTER_S = 5
 
 export function buildPostsApp ({ store, logger, cacheControl, server }: PostsAppOptions): FastifyInstance {
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'], corsPreflight: false })
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'], corsOrigins: [] })
   const bodies = createPostBodies(store)
   let consecutiveFailures = 0
 

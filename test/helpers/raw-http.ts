@@ -1,7 +1,8 @@
 // The tests' one raw HTTP/1.1 client, on a `net` socket, for what every client library would
-// normalise or refuse (dot segments, backslashes, raw bytes, bodies on GET): a one-shot request
-// answered by its first response, a one-shot exchange that reads every response until the
-// server closes, and a keep-alive client (thousands of fuzzed requests per second on one socket).
+// normalise or refuse (dot segments, backslashes, raw bytes, bodies on GET, pipelining): a
+// one-shot request answered by its first response, a one-shot exchange that reads every response
+// until the server closes, the same for any bytes (pipelined, malformed), and a keep-alive
+// client (thousands of fuzzed requests per second on one socket).
 import { connect, type Socket } from 'node:net'
 import type { TestResponse } from './http.js'
 
@@ -17,29 +18,47 @@ const HEAD_END = Buffer.from('\r\n\r\n')
 /**
  * The first complete response at the start of `buffer` and the bytes after it, or undefined when
  * more bytes are needed. Without Content-Length the body runs to the end of the connection, so
- * it is complete only once `ended`.
+ * it is complete only once `ended`. `bodiless`: it answers a HEAD (1xx, 204 and 304 never have a body).
  */
-function parseResponse (buffer: Buffer, ended: boolean): { response: RawResponse, rest: Buffer } | undefined {
+function parseResponse (buffer: Buffer, ended: boolean, bodiless = false): { response: RawResponse, rest: Buffer } | undefined {
   const headEnd = buffer.indexOf(HEAD_END)
   if (headEnd === -1) return undefined
   const [statusLine = '', ...lines] = buffer.subarray(0, headEnd).toString('latin1').split('\r\n')
-  const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)
+  const match = /^HTTP\/1\.[01] (\d{3}) /.exec(statusLine)
   if (match === null) throw new Error(`not an HTTP response: ${JSON.stringify(statusLine)}`)
+  const status = Number(match[1])
   const headers: Record<string, string> = {}
   for (const line of lines) {
     const colon = line.indexOf(':')
+    if (colon <= 0) throw new Error(`not a header line: ${JSON.stringify(line)}`)
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
   }
   // The servers under test send whole bodies with a length; chunked framing would be a change to notice.
   if (headers['transfer-encoding'] !== undefined) throw new Error(`unexpected Transfer-Encoding: ${headers['transfer-encoding']}`)
   const start = headEnd + HEAD_END.length
+  if (bodiless || status < 200 || status === 204 || status === 304) {
+    return { response: { status, headers, body: Buffer.alloc(0) }, rest: buffer.subarray(start) }
+  }
   const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length'])
   if (length === undefined) {
     if (!ended) return undefined
-    return { response: { status: Number(match[1]), headers, body: buffer.subarray(start) }, rest: Buffer.alloc(0) }
+    return { response: { status, headers, body: buffer.subarray(start) }, rest: Buffer.alloc(0) }
   }
   if (buffer.length < start + length) return undefined
-  return { response: { status: Number(match[1]), headers, body: buffer.subarray(start, start + length) }, rest: buffer.subarray(start + length) }
+  return { response: { status, headers, body: buffer.subarray(start, start + length) }, rest: buffer.subarray(start + length) }
+}
+
+/** Every response in `buffer`, read to the end of the connection; `heads[i]`: the i-th answers a HEAD. */
+function parseResponses (buffer: Buffer, heads: readonly boolean[] = []): RawResponse[] {
+  const responses: RawResponse[] = []
+  let rest = buffer
+  while (rest.length > 0) {
+    const next = parseResponse(rest, true, heads[responses.length] === true)
+    if (next === undefined) throw new Error(`not a whole HTTP response: ${JSON.stringify(rest.toString('latin1', 0, 200))}`)
+    responses.push(next.response)
+    rest = next.rest
+  }
+  return responses
 }
 
 const requestBytes = (target: Buffer, extraHeaders: string): Buffer =>
@@ -70,11 +89,20 @@ export async function rawRequest (port: number, bytes: string | Buffer, timeoutM
       socket.destroy()
       resolve(parsed.response)
     }
+    // A response that does not parse fails the request, not the process.
+    const settleOrFail = (ended: boolean): void => {
+      try {
+        settle(ended)
+      } catch (err) {
+        socket.destroy()
+        reject(err)
+      }
+    }
     socket.on('data', (chunk: Buffer) => {
       buffer = Buffer.concat([buffer, chunk])
-      settle(false)
+      settleOrFail(false)
     })
-    socket.on('end', () => settle(true))
+    socket.on('end', () => settleOrFail(true))
   })
 }
 
@@ -88,23 +116,39 @@ export async function rawGet (port: number, target: string | Buffer): Promise<Te
  * before closing. A target holding CR/LF may frame several requests, hence several responses.
  */
 export async function rawExchange (port: number, target: Buffer, timeoutMs = 5000): Promise<RawResponse[]> {
+  return (await rawSession(port, requestBytes(target, 'Connection: close\r\n'), { timeoutMs })).responses
+}
+
+export interface RawSession {
+  /** Every response, in order, parsed to the end of the connection. */
+  responses: RawResponse[]
+  /** Everything the server wrote. */
+  bytes: Buffer
+}
+
+/**
+ * Writes `bytes` at once (any number of pipelined requests, well-formed or not) and parses every
+ * response the server writes until it closes the connection; rejects if it has not closed within
+ * `timeoutMs`. `heads[i]`: the i-th response answers a HEAD (so it has no body).
+ */
+export async function rawSession (port: number, bytes: string | Buffer, { heads = [], timeoutMs = 5000 }: { heads?: readonly boolean[], timeoutMs?: number } = {}): Promise<RawSession> {
   return await new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
     const chunks: Buffer[] = []
-    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`no end of answer within ${timeoutMs} ms`)))
-    socket.on('connect', () => socket.write(requestBytes(target, 'Connection: close\r\n')))
+    socket.setTimeout(timeoutMs, () => {
+      const received = Buffer.concat(chunks).toString('latin1', 0, 2000)
+      socket.destroy(new Error(`the server did not close within ${timeoutMs} ms; received ${JSON.stringify(received)}`))
+    })
+    socket.on('connect', () => socket.write(bytes))
     socket.on('data', (chunk: Buffer) => chunks.push(chunk))
     // A reset after the server answered and closed (it may not read all we sent) still leaves the answer.
-    socket.on('error', (err) => { if (chunks.length === 0) reject(err) })
+    let failure: Error | undefined
+    socket.on('error', (err) => { if (chunks.length === 0 || err.message.startsWith('the server did not close')) failure = err })
     socket.on('close', () => {
+      if (failure !== undefined) return reject(failure)
       try {
-        const responses: RawResponse[] = []
-        let buffer: Buffer = Buffer.concat(chunks)
-        for (let next = parseResponse(buffer, true); next !== undefined; next = buffer.length > 0 ? parseResponse(buffer, true) : undefined) {
-          responses.push(next.response)
-          buffer = next.rest
-        }
-        resolve(responses)
+        const all = Buffer.concat(chunks)
+        resolve({ responses: parseResponses(all, heads), bytes: all })
       } catch (err) {
         reject(err)
       }

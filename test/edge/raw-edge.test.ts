@@ -1,0 +1,402 @@
+// Hostile HTTP at the edge (issue 13), over raw sockets, on both tiers: every request is answered
+// exactly once, in order, as a problem document when it is an error (with the headers of any
+// answer); nothing behind an answer that closes the connection is worked on; every answered
+// request leaves exactly one log line with its request id. Each case counts the work done (the
+// front's upstream calls, the post API's store reads) and the log lines.
+import assert from 'node:assert/strict'
+import { connect } from 'node:net'
+import type { Server } from 'node:http'
+import { after, before, describe, test } from 'node:test'
+import { PROBLEMS, type ProblemKind } from '../../src/problems.js'
+import { EDGE_POSTS, MISSING_SLUG, startEdgeFront, startEdgePostsApi, upstreamAnswers, type EdgeTier } from '../helpers/edge-tiers.js'
+import { json, type FakeUpstream } from '../helpers/fake-upstream.js'
+import { logSink } from '../helpers/log-sink.js'
+import { pollUntil } from '../helpers/poll.js'
+import { assertProblem } from '../helpers/problem.js'
+import { asTestResponse, rawSession, type RawResponse } from '../helpers/raw-http.js'
+import { buildTestFront, listen } from '../helpers/tiers.js'
+
+const HOST = 'Host: t\r\n'
+const request = (method: string, target: string, extra = '', version = 'HTTP/1.1'): string => `${method} ${target} ${version}\r\n${HOST}${extra}\r\n`
+/** A last request that asks the server to close, so that a session which stays open ends. */
+const closing = (tier: EdgeTier): string => request('GET', tier.list, 'Connection: close\r\n')
+const slug = (i: number): string => EDGE_POSTS[i % EDGE_POSTS.length]?.slug ?? 'post-0'
+
+/** An answer expected: a status (a success), or the problem kind of an error. */
+type Expected = number | ProblemKind
+
+interface Case {
+  name: string
+  bytes: (tier: EdgeTier) => string | Buffer
+  expect: (tier: EdgeTier) => Expected[]
+  /** Work done for the requests (upstream calls or store reads). */
+  calls: number | ((tier: EdgeTier) => number)
+  /** `heads[i]`: the i-th answer is to a HEAD. */
+  heads?: boolean[]
+  check?: (responses: RawResponse[], tier: EdgeTier) => void
+}
+
+const UNIQUE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The headers every answer carries, problems included, whoever wrote it. */
+function assertAnswerHeaders (response: RawResponse, tier: EdgeTier, what: string): void {
+  assert.equal(response.headers['x-content-type-options'], 'nosniff', what)
+  assert.equal(response.headers['x-frame-options'], 'DENY', what)
+  assert.equal(response.headers['referrer-policy'], 'no-referrer', what)
+  assert.match(response.headers['content-security-policy'] ?? '', /default-src 'none'/, what)
+  assert.ok((response.headers['x-request-id'] ?? '') !== '', `${what}: an X-Request-Id`)
+  if (tier.cors) {
+    assert.equal(response.headers['access-control-allow-origin'], '*', `${what}: CORS`)
+    assert.match(response.headers['access-control-expose-headers'] ?? '', /X-Request-Id/, `${what}: CORS`)
+  } else {
+    assert.equal(response.headers['access-control-allow-origin'], undefined, what)
+  }
+  if (response.status >= 400) {
+    assert.equal(response.headers['content-type'], 'application/problem+json', `${what}: one content type for problems`)
+    assert.equal(response.headers['cache-control'], 'no-store', what)
+  }
+  if (response.status === 405 || response.status === 413) assert.equal(response.headers.allow, 'GET, HEAD', `${what}: Allow`)
+}
+
+/** Runs one case: the answers, in order; the work done; one log line per answer, with its id. */
+async function run (tier: EdgeTier, c: Case): Promise<RawResponse[]> {
+  const callsBefore = tier.calls()
+  const linesBefore = tier.requestLines().length
+  const { responses } = await rawSession(tier.port, c.bytes(tier), { heads: c.heads ?? [] })
+  const expected = c.expect(tier)
+  assert.deepEqual(responses.map((r) => r.status), expected.map((e) => typeof e === 'number' ? e : PROBLEMS[e].status), `${tier.name}, ${c.name}: the answers`)
+  responses.forEach((response, i) => {
+    const e = expected[i]
+    // An answer to HEAD has the headers of the problem, without its body.
+    if (typeof e === 'string' && c.heads?.[i] !== true) assertProblem(asTestResponse(response), e)
+    assertAnswerHeaders(response, tier, `${tier.name}, ${c.name}, answer ${i + 1}`)
+  })
+  assert.equal(responses.at(-1)?.headers.connection, 'close', `${tier.name}, ${c.name}: the last answer says the connection closes`)
+  c.check?.(responses, tier)
+  // Each answered request leaves one line with its request id; nothing else does.
+  const lines = await pollUntil(`${tier.name}, ${c.name}: ${responses.length} log lines`, () => {
+    const now = tier.requestLines().slice(linesBefore)
+    return now.length >= responses.length && now
+  })
+  assert.deepEqual(lines.map((line) => line.reqId).sort(), responses.map((r) => r.headers['x-request-id']).sort(), `${tier.name}, ${c.name}: one log line per answer, with its id`)
+  assert.equal(tier.calls() - callsBefore, typeof c.calls === 'number' ? c.calls : c.calls(tier), `${tier.name}, ${c.name}: work done`)
+  return responses
+}
+
+/** `n` requests of `X-Pad-i: value`. */
+const fields = (n: number, value = 'v'): string => Array.from({ length: n }, (_, i) => `X-Pad-${i}: ${value}\r\n`).join('')
+
+const CASES: Case[] = [
+  // Finding 1: work for requests that are never answered.
+  {
+    name: 'a GET with a body, then five pipelined GETs: one 413, no upstream call',
+    bytes: (t) => request('GET', t.list, 'Content-Length: 5\r\n') + 'hello' + [1, 2, 3, 4, 5].map((i) => request('GET', t.item(slug(i)))).join(''),
+    expect: () => ['body-not-allowed'],
+    calls: 0
+  },
+  {
+    name: 'a valid GET, then a malformed request in the same packet: the GET answered first, then the 400',
+    bytes: (t) => request('GET', t.item(slug(1))) + 'GET /x HTTP/1.1\r\nHost t\r\n\r\n',
+    expect: () => [200, 'bad-request'],
+    calls: 1
+  },
+  {
+    name: 'GETs around a GET with a body: those before it answered, those after it never worked on',
+    bytes: (t) => request('GET', t.item(slug(2))) + request('GET', t.list, 'Content-Length: 5\r\n') + 'hello' + request('GET', t.item(slug(3))),
+    expect: () => [200, 'body-not-allowed'],
+    calls: 1
+  },
+  {
+    name: 'a request with Connection: close, then two pipelined GETs: only the first is worked on',
+    bytes: (t) => request('GET', t.item(slug(4)), 'Connection: close\r\n') + request('GET', t.item(slug(5))) + request('GET', t.item(slug(6))),
+    expect: () => [200],
+    calls: 1
+  },
+  {
+    name: 'an HTTP/1.0 request (no keep-alive), then a pipelined GET: only the first is worked on',
+    bytes: (t) => request('GET', t.item(slug(7)), '', 'HTTP/1.0') + request('GET', t.item(slug(8))),
+    expect: () => [200],
+    calls: 1
+  },
+  {
+    name: 'five valid pipelined GETs: five answers in order, one call each',
+    bytes: (t) => [9, 10, 11, 12, 13].map((i) => request('GET', t.item(slug(i)), `X-Request-Id: order-${i}\r\n`)).join('') + closing(t),
+    expect: () => [200, 200, 200, 200, 200, 200],
+    calls: 6,
+    check: (responses) => {
+      assert.deepEqual(responses.slice(0, 5).map((r) => r.headers['x-request-id']), ['order-9', 'order-10', 'order-11', 'order-12', 'order-13'])
+      assert.deepEqual(responses.slice(0, 5).map((r) => (JSON.parse(r.body.toString()) as { slug: string }).slug), [9, 10, 11, 12, 13].map(slug))
+    }
+  },
+  // Finding 2: header limits as documented, whatever the shape.
+  {
+    name: '15,000 empty-valued header fields (60 KB): 431',
+    bytes: (t) => `GET ${t.list} HTTP/1.1\r\n${HOST}${'a:\r\n'.repeat(15_000)}\r\n`,
+    expect: () => ['headers-too-large'],
+    calls: 0
+  },
+  {
+    name: '101 header fields: 431; after 2,000 fields a Content-Length with its body does not slip through',
+    bytes: (t) => request('GET', t.list, fields(100)) + request('GET', t.list, fields(2000) + 'Content-Length: 5\r\n') + 'hello',
+    expect: () => ['headers-too-large'],
+    calls: 0
+  },
+  {
+    name: '100 header fields: served',
+    bytes: (t) => request('GET', t.list, fields(99)) + closing(t),
+    expect: () => [200, 200],
+    calls: 2
+  },
+  {
+    // 99 fields of 158-character values: 16,434 bytes as written, 16,038 as Node counts (names and values).
+    name: 'a request line and headers over 16 KiB as written, under it as Node counts: 431',
+    bytes: (t) => request('GET', t.list, fields(99, 'v'.repeat(158))),
+    expect: () => ['headers-too-large'],
+    calls: 0
+  },
+  {
+    name: 'one header field of 20,000 bytes: the parser\'s 431, as a problem',
+    bytes: (t) => request('GET', t.list, `X-Big: ${'v'.repeat(20_000)}\r\n`),
+    expect: () => ['headers-too-large'],
+    calls: 0
+  },
+  {
+    // Whitespace before a value is dropped by the parser unread, so it is not counted (README):
+    // answered once, as without it; the header time-out bounds how long it can last.
+    name: 'one header padded with 30,000 spaces: counted without its padding, answered once',
+    bytes: (t) => request('GET', t.list, `X-Padded: ${' '.repeat(30_000)}v\r\nConnection: close\r\n`),
+    expect: () => [200],
+    calls: 1
+  },
+  // Finding 3: unknown and extension methods.
+  {
+    name: 'extension methods on both routes: 405 with Allow; on an unknown path: 404',
+    bytes: (t) => ['PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'REPORT', 'TRACE', 'UNLOCK']
+      .flatMap((method) => [request(method, t.list), request(method, t.item(slug(1)))]).join('') + request('PROPFIND', '/nowhere') + closing(t),
+    expect: () => [...Array.from({ length: 16 }, (): Expected => 'method-not-allowed'), 'not-found', 200],
+    calls: 1
+  },
+  {
+    name: 'an extension method the parser does not know: 405 with Allow (the parser stops there)',
+    bytes: (t) => request('FOO', t.list),
+    expect: () => ['method-not-allowed'],
+    calls: 0
+  },
+  {
+    name: 'a method that is not a token: 400',
+    bytes: (t) => request('G{T', t.list),
+    expect: () => ['bad-request'],
+    calls: 0
+  },
+  {
+    name: 'CONNECT: 405 with Allow',
+    bytes: () => request('CONNECT', 'evil.example:443'),
+    expect: () => ['method-not-allowed'],
+    calls: 0
+  },
+  // Finding 4: two answers to one request.
+  {
+    name: 'Transfer-Encoding: xchunked: one answer, 413',
+    bytes: (t) => request('GET', t.list, 'Transfer-Encoding: xchunked\r\n') + 'hello',
+    expect: () => ['body-not-allowed'],
+    calls: 0
+  },
+  {
+    name: 'Expect: 100-continue with a body: refused at once, without 100 Continue',
+    bytes: (t) => request('GET', t.list, 'Expect: 100-continue\r\nContent-Length: 5\r\n'),
+    expect: () => ['body-not-allowed'],
+    calls: 0
+  },
+  {
+    // The client may still send a body it announced nowhere: Node closes after such an answer,
+    // so nothing pipelined behind it is worked on.
+    name: 'Expect: 100-continue without a body: served, without 100 Continue, and the connection closed',
+    bytes: (t) => request('GET', t.list, 'Expect: 100-continue\r\n') + request('GET', t.item(slug(1))),
+    expect: () => [200],
+    calls: 1
+  },
+  // Finding 5: errors outside our format.
+  {
+    name: 'OPTIONS without Origin, without Access-Control-Request-Method, and OPTIONS *: problems',
+    bytes: (t) => request('OPTIONS', t.list) + request('OPTIONS', t.item(slug(1)), 'Origin: https://reader.example\r\n') + request('OPTIONS', '*') + closing(t),
+    expect: () => ['method-not-allowed', 'method-not-allowed', 'not-found', 200],
+    calls: 1
+  },
+  {
+    name: 'a CORS preflight: 204 on the front, 405 on the post API',
+    bytes: (t) => request('OPTIONS', t.item(slug(1)), 'Origin: https://reader.example\r\nAccess-Control-Request-Method: GET\r\n') + closing(t),
+    expect: (t) => [t.cors ? 204 : 'method-not-allowed', 200],
+    calls: 1,
+    check: ([preflight], t) => {
+      if (t.cors) assert.equal(preflight?.headers['access-control-allow-methods'], 'GET, HEAD')
+    }
+  },
+  {
+    name: 'HTTP/1.1 without Host: 400',
+    bytes: (t) => `GET ${t.list} HTTP/1.1\r\n\r\n`,
+    expect: () => ['bad-request'],
+    calls: 0
+  },
+  {
+    name: 'HTTP/1.0 without Host: served',
+    bytes: (t) => `GET ${t.list} HTTP/1.0\r\n\r\n`,
+    expect: () => [200],
+    calls: 1
+  },
+  {
+    name: 'Expect: foo: 417, the connection kept; with a body: 417, closed',
+    bytes: (t) => request('GET', t.list, 'Expect: foo\r\n') + request('GET', t.list, 'Expect: foo\r\nContent-Length: 5\r\n') + 'hello',
+    expect: () => ['expectation-failed', 'expectation-failed'],
+    calls: 0
+  },
+  {
+    name: 'malformed percent-encoding: 400 with every header',
+    bytes: (t) => request('GET', t.item('%zz')) + closing(t),
+    expect: () => ['bad-request', 200],
+    calls: 1
+  },
+  {
+    name: 'HEAD of a problem: its headers, no body',
+    bytes: (t) => request('HEAD', '/nowhere') + request('HEAD', t.list, 'Content-Length: 5\r\n'),
+    expect: () => ['not-found', 'body-not-allowed'].map((kind) => kind as ProblemKind),
+    heads: [true, true],
+    calls: 0,
+    check: (responses) => {
+      for (const response of responses) assert.equal(response.body.length, 0)
+    }
+  },
+  // Finding 6: RFC 9112 strictness.
+  {
+    name: 'two Host headers: 400',
+    bytes: (t) => request('GET', t.list, 'Host: u\r\n'),
+    expect: () => ['bad-request'],
+    calls: 0
+  },
+  {
+    name: 'a Host that is not a host: 400',
+    bytes: (t) => `GET ${t.list} HTTP/1.1\r\nHost: a b/c\r\n\r\n`,
+    expect: () => ['bad-request'],
+    calls: 0
+  },
+  {
+    name: 'a request line without a version: 400',
+    bytes: (t) => `GET ${t.list}\r\n\r\n`,
+    expect: () => ['bad-request'],
+    calls: 0
+  },
+  {
+    name: 'HTTP/2.0 in a request line: 505',
+    bytes: (t) => request('GET', t.list, '', 'HTTP/2.0'),
+    expect: () => ['http-version-not-supported'],
+    calls: 0
+  },
+  {
+    name: 'HTTP/1.2: 505 (from the parser)',
+    bytes: (t) => request('GET', t.list, '', 'HTTP/1.2'),
+    expect: () => ['http-version-not-supported'],
+    calls: 0
+  },
+  {
+    name: 'HTTP/3.0: 505 (from the parser)',
+    bytes: (t) => request('GET', t.list, '', 'HTTP/3.0'),
+    expect: () => ['http-version-not-supported'],
+    calls: 0
+  },
+  {
+    name: 'a malformed version (HTTP/1.x): 400',
+    bytes: (t) => request('GET', t.list, '', 'HTTP/1.x'),
+    expect: () => ['bad-request'],
+    calls: 0
+  },
+  // Finding 7.
+  {
+    name: 'Content-Length: 0, 00 and 000 are no body: served on one connection',
+    bytes: (t) => ['0', '00', '000'].map((zero) => request('GET', t.item(slug(14 + zero.length)), `Content-Length: ${zero}\r\n`)).join('') + closing(t),
+    expect: () => [200, 200, 200, 200],
+    calls: 4
+  },
+  // Finding 8.
+  {
+    name: 'Accept-Encoding: gzip;q=0, * is served br, never gzip',
+    bytes: (t) => request('GET', t.list, 'Accept-Encoding: gzip;q=0, *\r\n') + request('GET', t.list, 'Accept-Encoding: gzip;q=0, br;q=0, *\r\n') + closing(t),
+    expect: () => [200, 200, 200],
+    // The front coalesces: the second and third share the call that follows the first.
+    calls: (t) => t.name === 'front' ? 2 : 3,
+    check: ([starred, neither]) => {
+      assert.equal(starred?.headers['content-encoding'], 'br')
+      assert.equal(neither?.headers['content-encoding'], undefined)
+    }
+  },
+  {
+    name: 'a post the store does not have: 404 from the upstream, after one call',
+    bytes: (t) => request('GET', t.item(MISSING_SLUG), 'Connection: close\r\n'),
+    expect: () => ['post-not-found'],
+    calls: 1
+  }
+]
+
+for (const start of [startEdgeFront, startEdgePostsApi]) {
+  describe(start === startEdgeFront ? 'front' : 'post API', () => {
+    let tier: EdgeTier
+    before(async () => { tier = await start() })
+    after(async () => await tier.close())
+    for (const c of CASES) test(c.name, async () => { await run(tier, c) })
+  })
+}
+
+describe('front: answers that wait on the clock or on other clients', () => {
+  let tier: EdgeTier & { upstream: FakeUpstream }
+  before(async () => { tier = await startEdgeFront() })
+  after(async () => await tier.close())
+
+  test('a client that leaves while waiting for a coalesced call: no call is made for it, and its line says it left', async () => {
+    const held: Array<() => void> = []
+    tier.upstream.behave((req, res) => {
+      if (req.url === '/api/post/held') held.push(() => json(res, 200, { slug: 'held' }))
+      else json(res, 200, { slug: decodeURIComponent(req.url?.slice('/api/post/'.length) ?? '') })
+    })
+    const heldCalls = (): number => tier.upstream.requests.filter((r) => r.url === '/api/post/held').length
+    // A asks first: its call is held at the upstream.
+    const first = rawSession(tier.port, request('GET', '/api/blog/held', 'Connection: close\r\nX-Request-Id: first\r\n'))
+    await pollUntil('the first call at the upstream', () => held.length === 1)
+    // B asks while that call runs: it waits for the next call, then leaves.
+    let arrived = false
+    tier.app.server.once('request', () => { arrived = true })
+    const leaving = connect(tier.port, '127.0.0.1', () => leaving.write(request('GET', '/api/blog/held', 'X-Request-Id: leaving\r\n')))
+    leaving.on('error', () => {})
+    await pollUntil('the second request at the front', () => arrived)
+    leaving.destroy()
+    const abort = await pollUntil('the leaving client\'s line', () => tier.requestLines().find((line) => line.reqId === 'leaving'))
+    assert.equal(abort.aborted, true)
+    held.shift()?.()
+    const { responses } = await first
+    assert.equal(responses[0]?.status, 200)
+    // A request after both: the upstream saw the first call, none for B.
+    const { responses: [later] } = await rawSession(tier.port, request('GET', '/api/blog/other', 'Connection: close\r\n'))
+    assert.equal(later?.status, 200)
+    assert.equal(heldCalls(), 1, 'no call for the client who left')
+    tier.upstream.behave(upstreamAnswers)
+  })
+
+  test('the parser\'s 408 for a request not sent in time: a problem with every header, logged with its id', async () => {
+    const sink = logSink('info')
+    const app = buildTestFront(tier.upstream.url, { logger: sink.logger })
+    app.server.headersTimeout = 300
+    app.server.requestTimeout = 600
+    ;(app.server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 50
+    const short = await listen(app)
+    try {
+      const { responses: [answer] } = await rawSession(short.port, `GET /api/blog HTTP/1.1\r\n${HOST}X-Slow: `)
+      assert.ok(answer !== undefined)
+      assertProblem(asTestResponse(answer), 'request-timeout')
+      assertAnswerHeaders(answer, { ...tier, cors: true }, '408')
+      assert.match(answer.headers['x-request-id'] ?? '', UNIQUE_UUID)
+      const [line, ...more] = sink.lines.filter((l) => l.msg === 'request')
+      assert.equal(line?.reqId, answer.headers['x-request-id'])
+      assert.equal(line?.status, 408)
+      assert.deepEqual(more, [])
+    } finally {
+      await short.app.close()
+    }
+  })
+})

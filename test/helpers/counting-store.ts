@@ -1,0 +1,39 @@
+// A post store in memory that counts the reads reaching it: the post API's "upstream calls", for
+// tests that check no work is done for a request nobody will read.
+import type { Post, PostStore } from '../../src/store/store.js'
+
+export interface CountingStore extends PostStore {
+  /** Data reads so far (a post looked up, the list streamed); change-token reads are not counted. */
+  reads: () => number
+}
+
+/** `posts`, in list order; no change tracking, so every answer reads the store afresh. */
+export function createCountingStore (posts: readonly Post[]): CountingStore {
+  let reads = 0
+  return {
+    dialect: 'sqlite',
+    tracksChanges: false,
+    reads: () => reads,
+    async * streamPosts () {
+      reads++
+      yield * posts
+    },
+    async readChangeToken () {
+      return undefined
+    },
+    async findPostBySlug (slug) {
+      reads++
+      return posts.find((post) => post.slug === slug)
+    },
+    async migrate () {},
+    async seed () {
+      return 0
+    },
+    async checkSchema () {},
+    async close () {},
+    columns: ['slug', 'title', 'content'],
+    async upsertPosts () {
+      throw new Error('the post API never writes')
+    }
+  }
+}
