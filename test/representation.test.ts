@@ -102,6 +102,14 @@ describe('sendRepresentation and sendConditional', () => {
     assert.equal(br.headers.etag, `${etag.slice(0, -1)}-br"`)
   })
 
+  test('Vary: Accept-Encoding is added to a Vary already set (Origin, by CORS with a list of origins)', async (t) => {
+    const app = Fastify()
+    t.after(() => app.close())
+    const representation = createRepresentation(BODY)
+    app.get('/r', async (request, reply) => await sendRepresentation(request, reply.header('vary', 'Origin'), representation, 'no-cache'))
+    assert.equal((await app.inject('/r')).headers.vary, 'Origin, Accept-Encoding')
+  })
+
   test('a small body is never compressed', async (t) => {
     const app = await appServing(Buffer.from('{"slug":"a"}'))
     t.after(() => app.close())
