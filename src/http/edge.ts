@@ -53,7 +53,7 @@ export function refusalOf (req: IncomingMessage): Refusal | undefined {
     const name = raw[i] as string
     const value = raw[i + 1] as string
     bytes += name.length + value.length + FIELD_BYTES
-    if (name.length === 4 && name.toLowerCase() === 'host') {
+    if (isHost(name)) {
       hosts++
       host = value
     }
@@ -62,6 +62,12 @@ export function refusalOf (req: IncomingMessage): Refusal | undefined {
   if (hosts > 1) return DUPLICATE_HOST
   if (hosts === 0) return req.httpVersionMinor === 1 ? NO_HOST : undefined
   return HOST.test(host) ? undefined : INVALID_HOST
+}
+
+/** `name` is `Host` in any case, compared without making a lower-case copy (this runs per field). */
+function isHost (name: string): boolean {
+  return name.length === 4 && (name.charCodeAt(0) | 0x20) === 0x68 && (name.charCodeAt(1) | 0x20) === 0x6f &&
+    (name.charCodeAt(2) | 0x20) === 0x73 && (name.charCodeAt(3) | 0x20) === 0x74
 }
 
 /** `Content-Length` other than zero (in any spelling: `0`, `00`…), or any `Transfer-Encoding`: the request carries a body. */
