@@ -2,7 +2,7 @@
 // started before the request arrived; a failure is passed to those who shared it, never kept.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createCoalescer } from '../src/coalescer.js'
+import { AbandonedCallError, createCoalescer } from '../src/coalescer.js'
 
 /** A call that resolves or rejects when the test says, recording that it started. */
 function deferredCalls (): { call: () => Promise<number>, started: () => number, settle: (index: number, value: number | Error) => void } {
@@ -81,4 +81,28 @@ test('a finished call is forgotten: a request after it starts its own', async ()
   assert.equal(calls.started(), 2)
   calls.settle(1, 2)
   assert.equal(await second, 2)
+})
+
+test('a next call nobody waits for any more is not made; one that someone still waits for is, for all', async () => {
+  const coalescer = createCoalescer<number>()
+  const calls = deferredCalls()
+  const first = coalescer.run('k', calls.call)
+  const gone = coalescer.run('k', calls.call, () => false)
+  const alsoGone = coalescer.run('k', calls.call, () => false)
+  calls.settle(0, 1)
+  assert.equal(await first, 1)
+  await assert.rejects(gone, AbandonedCallError)
+  await assert.rejects(alsoGone, AbandonedCallError)
+  assert.equal(calls.started(), 1, 'no call for those who left')
+  // Forgotten: the next request starts a call of its own at once.
+  const fresh = coalescer.run('k', calls.call, () => false)
+  assert.equal(calls.started(), 2, 'a request that starts a call is there by definition')
+  const stays = coalescer.run('k', calls.call, () => true)
+  const leaves = coalescer.run('k', calls.call, () => false)
+  calls.settle(1, 2)
+  assert.equal(await fresh, 2)
+  await tick()
+  assert.equal(calls.started(), 3, 'one of them still waits: the next call is made, for both')
+  calls.settle(2, 3)
+  assert.deepEqual(await Promise.all([stays, leaves]), [3, 3])
 })
