@@ -56,7 +56,7 @@ export class ProblemError extends Error {
   }
 }
 
-export function problemDocument (kind: ProblemKind, detail: string): ProblemDocument {
+function problemDocument (kind: ProblemKind, detail: string): ProblemDocument {
   const { status, title } = PROBLEMS[kind]
   return { type: PROBLEM_TYPE_BASE + kind, title, status, detail }
 }

@@ -8,8 +8,8 @@ import type { Socket } from 'node:net'
 import type { FastifyServerFactory } from 'fastify'
 import type { ProblemKind } from '../problems.js'
 
-/** Header fields a request may have; one more is refused with 431 (nginx and Apache allow 100). */
-export const MAX_HEADER_FIELDS = 100
+/** Header fields a request may have; one more is refused with 431 (Apache's LimitRequestFields default). */
+const MAX_HEADER_FIELDS = 100
 /** Bytes of the request line and header fields a request may have (Node's own limit); more is 431. */
 export const MAX_HEAD_BYTES = 16 * 1024
 
@@ -40,7 +40,7 @@ const INVALID_HOST: Refusal = ['bad-request', 'The Host header is not a host and
  * What is wrong with a parsed request as such, whatever its route, or undefined. One pass over
  * its raw header fields: Node keeps only the first `Host` and counts only part of the head.
  */
-export function refusalOf (req: IncomingMessage): Refusal | undefined {
+function refusalOf (req: IncomingMessage): Refusal | undefined {
   const major = req.httpVersionMajor
   // Node's parser refuses 1.x other than 1.0 and 1.1, and any other major version but 2.0 itself.
   if (major !== 1) return major === 0 ? NO_VERSION : VERSION_NOT_SUPPORTED

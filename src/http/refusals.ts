@@ -12,7 +12,7 @@ import type { Cors } from './cors.js'
 import { isClosing, markClosing, type Refusal } from './edge.js'
 
 /** Node's parser error, as `clientError` hands it over. */
-export type ParserError = Error & { code?: string, reason?: string, rawPacket?: unknown, bytesParsed?: number }
+type ParserError = Error & { code?: string, reason?: string, rawPacket?: unknown, bytesParsed?: number }
 
 export interface Refusals {
   refuse: (req: IncomingMessage, res: ServerResponse, refusal: Refusal) => void
