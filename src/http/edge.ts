@@ -15,7 +15,8 @@ export const MAX_HEAD_BYTES = 16 * 1024
 
 // Bytes a request head takes beyond its method, target and field names and values, written the
 // shortest way: ` `, ` HTTP/1.1` and CRLF on the request line, `:` and CRLF per field, the
-// final CRLF. Whitespace around values is not counted: the parser drops it unread.
+// final CRLF. Whitespace before a value is not counted: the parser skips it unread, and keeps
+// no trace of it (whitespace after a value reaches Node's own count).
 const REQUEST_LINE_BYTES = 1 + 9 + 2
 const FIELD_BYTES = 1 + 2
 const END_BYTES = 2
