@@ -13,8 +13,8 @@ export interface Config {
   readonly store: StoreLocation
   /** True when DATABASE_URL was not given: only then may start-up create and seed the file. */
   readonly storeIsDefault: boolean
-  /** The upstream post API's base URL; undefined in combined mode until the upstream listens. */
-  readonly apiUrl: URL | undefined
+  /** The upstream post APIs' base URLs (one or more); undefined in combined mode until the upstream listens. */
+  readonly apiUrls: readonly URL[] | undefined
   readonly host: string
   readonly blogPort: number
   readonly postsPort: number
@@ -24,8 +24,8 @@ export interface Config {
   readonly server: ServerOptions
   /** Store pool bounds (PostgreSQL, MySQL). */
   readonly storeLimits: StoreLimits
-  /** Consecutive upstream failures that make the front fail fast (0: never). */
-  readonly breakerFailures: number
+  /** When the front takes an upstream out of rotation, and how it watches for its return. */
+  readonly upstreamHealth: UpstreamHealthSettings
   /** Seconds a front copy may be served, flagged, when the upstream fails (0: never). */
   readonly staleIfErrorS: number
   /** Longest graceful shutdown before the process exits anyway. */
@@ -49,6 +49,13 @@ export interface UpstreamTimeouts {
   headersMs: number
   /** Longest silence between two body chunks. */
   bodyIdleMs: number
+}
+
+export interface UpstreamHealthSettings {
+  /** Consecutive calls an upstream refused, broke or let time out before it leaves rotation (0: never). */
+  ejectFailures: number
+  /** Pause between two probes of an upstream out of rotation. */
+  probeIntervalMs: number
 }
 
 interface ServerTimeouts {
@@ -97,7 +104,7 @@ const port = z.coerce.number({ error: 'expected a port number' })
 /** Every setting: its environment variable, default and meaning. The README table follows this. */
 export const SETTINGS = {
   DATABASE_URL: { default: DEFAULT_DATABASE_FILE, help: 'store: a SQLite file path or sqlite: URL, postgres://, mysql:// or mariadb://' },
-  API_URL: { default: undefined, help: 'base URL of the upstream post API (front); combined mode uses its own upstream' },
+  API_URL: { default: undefined, help: 'base URLs of the upstream post APIs, comma-separated (front); combined mode uses its own upstream' },
   HOST: { default: '127.0.0.1', help: 'interface both tiers listen on' },
   BLOG_PORT: { default: '3000', help: 'front API port' },
   POSTS_PORT: { default: '3001', help: 'upstream post API port' },
@@ -105,7 +112,8 @@ export const SETTINGS = {
   UPSTREAM_CONNECT_TIMEOUT_MS: { default: '2000', help: 'front: connecting to the upstream' },
   UPSTREAM_HEADERS_TIMEOUT_MS: { default: '5000', help: "front: from request sent to the upstream's response headers" },
   UPSTREAM_BODY_TIMEOUT_MS: { default: '5000', help: "front: longest silence within the upstream's response body" },
-  BREAKER_FAILURES: { default: '5', help: 'front: consecutive upstream failures after which it fails fast for a while (0: never)' },
+  UPSTREAM_EJECT_FAILURES: { default: '3', help: 'front: consecutive calls an upstream refused, broke or let time out before it leaves rotation (0: never)' },
+  UPSTREAM_PROBE_INTERVAL_MS: { default: '250', help: 'front: pause between probes (GET /readyz) of an upstream out of rotation' },
   STALE_IF_ERROR_S: { default: '0', help: 'front: serve its last good copy, flagged with Cache-Status, for this many seconds when the upstream fails (0: never)' },
   HEADERS_TIMEOUT_MS: { default: '10000', help: 'both: a client must send its request headers within this' },
   REQUEST_TIMEOUT_MS: { default: '30000', help: 'both: a client must send its whole request within this' },
@@ -145,7 +153,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
   return Object.freeze({
     store: parseStoreLocation(databaseUrl ?? DEFAULT_DATABASE_FILE),
     storeIsDefault: databaseUrl === undefined,
-    apiUrl: apiUrl === undefined ? undefined : parseApiUrl(apiUrl),
+    apiUrls: apiUrl === undefined ? undefined : parseApiUrls(apiUrl),
     host: read('HOST', z.string().min(1)),
     blogPort: read('BLOG_PORT', port),
     postsPort: read('POSTS_PORT', port),
@@ -168,7 +176,10 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
       connectTimeoutMs: read('DB_CONNECT_TIMEOUT_MS', milliseconds(1)),
       statementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', milliseconds(1))
     },
-    breakerFailures: read('BREAKER_FAILURES', count(0, 1000)),
+    upstreamHealth: {
+      ejectFailures: read('UPSTREAM_EJECT_FAILURES', count(0, 1000)),
+      probeIntervalMs: read('UPSTREAM_PROBE_INTERVAL_MS', milliseconds(10))
+    },
     staleIfErrorS: read('STALE_IF_ERROR_S', count(0, 31_536_000)),
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', milliseconds(1)),
     logLevel: read('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -239,6 +250,20 @@ function sqliteFile (filename: string): StoreLocation {
 
 function checkUrl (value: string): void {
   if (!URL.canParse(value)) throw new ConfigError('DATABASE_URL', 'not a valid URL')
+}
+
+/** One or more base URLs, comma-separated; each keeps its own base path. */
+function parseApiUrls (value: string): URL[] {
+  const urls = value.split(',').map((entry, index) => {
+    if (entry.trim() === '') throw new ConfigError('API_URL', `entry ${index + 1} of the comma-separated list is empty`)
+    return parseApiUrl(entry.trim())
+  })
+  const seen = new Set<string>()
+  for (const url of urls) {
+    if (seen.has(url.href)) throw new ConfigError('API_URL', `"${url.href}" is listed twice`)
+    seen.add(url.href)
+  }
+  return urls
 }
 
 function parseApiUrl (value: string): URL {

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { BODY_LIMITS } from './body-limits.js'
 import { ConfigError, describeStore, type Config } from './config.js'
 import { buildFrontApp } from './front/app.js'
-import { createUpstreamClient, createUpstreamTransport } from './front/upstream-client.js'
+import { openUpstreamClient } from './front/upstream-client.js'
 import { buildPostsApp } from './posts-api/app.js'
 import { openStore, type OpenStoreOptions } from './store/open-store.js'
 import type { PostStore } from './store/store.js'
@@ -59,12 +59,12 @@ async function startPostsApi (config: Config, logger: Logger): Promise<FastifyIn
   return app
 }
 
-async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise<FastifyInstance> {
-  const transport = createUpstreamTransport(apiUrl, config.upstreamTimeouts)
-  const upstream = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: config.breakerFailures })
+async function startFront (config: Config, apiUrls: readonly URL[], logger: Logger): Promise<FastifyInstance> {
+  const frontLogger = logger.child({ tier: 'front' })
+  const upstream = openUpstreamClient(apiUrls, { timeouts: config.upstreamTimeouts, health: config.upstreamHealth, logger: frontLogger })
   const app = buildFrontApp({
     upstream,
-    logger: logger.child({ tier: 'front' }),
+    logger: frontLogger,
     slugPattern: config.slugPattern,
     cacheControl: config.cacheControl,
     cacheMaxBytes: config.cacheMaxBytes,
@@ -73,11 +73,11 @@ async function startFront (config: Config, apiUrl: URL, logger: Logger): Promise
     ...BODY_LIMITS,
     server: config.server
   })
-  app.addHook('onClose', async () => transport.dispatcher.close())
+  app.addHook('onClose', async () => upstream.close())
   await app.listen({
     host: config.host,
     port: config.blogPort,
-    listenTextResolver: (address) => `front API listening at ${address} (upstream ${apiUrl.href})`
+    listenTextResolver: (address) => `front API listening at ${address} (upstream ${apiUrls.map((url) => url.href).join(', ')})`
   })
   return app
 }
@@ -125,15 +125,15 @@ export async function servePostsApi (config: Config, logger: Logger): Promise<vo
 
 /** `front`: the front API alone over API_URL, until a signal. */
 export async function serveFront (config: Config, logger: Logger): Promise<void> {
-  if (config.apiUrl === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
-  closeOnSignal([await startFront(config, config.apiUrl, logger)], logger, config.shutdownTimeoutMs)
+  if (config.apiUrls === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
+  closeOnSignal([await startFront(config, config.apiUrls, logger)], logger, config.shutdownTimeoutMs)
 }
 
 /** `serve`: the post API, then the front calling it (or API_URL), until a signal. */
 export async function serveBoth (config: Config, logger: Logger): Promise<void> {
   const posts = await startPostsApi(config, logger)
   try {
-    closeOnSignal([await startFront(config, config.apiUrl ?? localApiUrl(posts), logger), posts], logger, config.shutdownTimeoutMs)
+    closeOnSignal([await startFront(config, config.apiUrls ?? [localApiUrl(posts)], logger), posts], logger, config.shutdownTimeoutMs)
   } catch (err) {
     await posts.close()
     throw err

@@ -13,14 +13,39 @@ test('defaults', () => {
   assert.deepEqual(config.server, { timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000 }, loadShedDelayMs: 1000 })
   assert.equal(config.staleIfErrorS, 0)
   assert.equal(config.cacheMaxBytes, 64 * 1024 * 1024)
-  assert.equal(config.apiUrl, undefined)
+  assert.equal(config.apiUrls, undefined)
+  assert.deepEqual(config.upstreamHealth, { ejectFailures: 3, probeIntervalMs: 250 })
   assert.ok(Object.isFrozen(config))
 })
 
 test('flags override environment variables', () => {
   const config = loadConfig({ BLOG_PORT: '4000', API_URL: 'http://a.example:1' }, { BLOG_PORT: '5000' })
   assert.equal(config.blogPort, 5000)
-  assert.equal(config.apiUrl?.href, 'http://a.example:1/')
+  assert.deepEqual(config.apiUrls?.map((url) => url.href), ['http://a.example:1/'])
+})
+
+test('API_URL: several base URLs, comma-separated, each with its own base path', () => {
+  const config = loadConfig({ API_URL: 'http://a.example:1, http://b.example:2/blog-backend/,https://a.example:3' })
+  assert.deepEqual(config.apiUrls?.map((url) => url.href), ['http://a.example:1/', 'http://b.example:2/blog-backend/', 'https://a.example:3/'])
+})
+
+test('API_URL: an empty entry, a repeated URL or a bad one names the setting', () => {
+  for (const [value, message] of [
+    ['http://a.example:1,,http://b.example:2', /^invalid API_URL: entry 2 of the comma-separated list is empty$/],
+    ['http://a.example:1,', /^invalid API_URL: entry 2 of the comma-separated list is empty$/],
+    ['http://a.example:1,http://a.example:1/', /^invalid API_URL: "http:\/\/a.example:1\/" is listed twice$/],
+    ['http://a.example:1,ftp://b.example', /^invalid API_URL: expected an http:\/\/ or https:\/\/ URL$/],
+    ['http://a.example:1,b.example', /^invalid API_URL: "b.example" is not a URL$/]
+  ] as const) {
+    assert.throws(() => loadConfig({ API_URL: value }), (err: unknown) => err instanceof ConfigError && err.setting === 'API_URL' && message.test(err.message), value)
+  }
+})
+
+test('upstream health settings: UPSTREAM_EJECT_FAILURES 0 means never; probes at least 10 ms apart', () => {
+  assert.equal(loadConfig({ UPSTREAM_EJECT_FAILURES: '0' }).upstreamHealth.ejectFailures, 0)
+  assert.equal(loadConfig({}, { UPSTREAM_PROBE_INTERVAL_MS: '500' }).upstreamHealth.probeIntervalMs, 500)
+  assert.throws(() => loadConfig({ UPSTREAM_PROBE_INTERVAL_MS: '5' }), /^ConfigError: invalid UPSTREAM_PROBE_INTERVAL_MS: expected at least 10 ms$/)
+  assert.throws(() => loadConfig({ UPSTREAM_EJECT_FAILURES: '-1' }), /invalid UPSTREAM_EJECT_FAILURES/)
 })
 
 test('store locations by scheme', () => {

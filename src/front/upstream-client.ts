@@ -1,16 +1,22 @@
-// The front's only way to the upstream post API: GETs through an undici Dispatcher (a keep-alive
-// Pool in production; a MockAgent in tests), bounded in time and in bytes, whose failures come out
-// already classified as SPEC's 502 / 504 problems. A GET broken before any answer (the keep-alive
-// race) is retried once on a fresh connection, within a retry budget; an upstream known to be
-// down is failed fast by a circuit breaker.
+// The front's only way to the upstream post APIs: GETs through undici Dispatchers (keep-alive
+// Pools in production; MockAgents in tests), spread over the upstreams in rotation, bounded in
+// time and in bytes, whose failures come out already classified as SPEC's 502 / 503 / 504
+// problems. A GET that got no answer because the connection failed, broke, or met an upstream
+// shutting down is tried once more, on another upstream in rotation (or on a fresh connection to
+// the same one), within a retry budget; never after a time-out.
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Client, Pool, type Dispatcher } from 'undici'
-import type { UpstreamTimeouts } from '../config.js'
+import type { Logger } from 'pino'
+import type { Dispatcher } from 'undici'
+import type { UpstreamHealthSettings, UpstreamTimeouts } from '../config.js'
 import { ProblemError } from '../problems.js'
 import { resumedStream } from '../resumed-stream.js'
-import { BREAKER_OPEN_PERIODS, createCircuitBreaker } from './circuit-breaker.js'
+import { createRetryBudget, RETRY_BUDGET } from './retry-budget.js'
+import { classify, drainingProblem, isAbsence, isDraining, retryScope, type RetryScope } from './upstream-failures.js'
+import { probeUpstream } from './upstream-health.js'
+import { createUpstreamPool } from './upstream-pool.js'
+import { createUpstreamTransport, phaseTimeouts, upstreamPath, type UpstreamTransport } from './upstream-transport.js'
 
 export interface UpstreamResponse {
   status: number
@@ -39,142 +45,154 @@ export interface UpstreamGetOptions {
   ifNoneMatch?: string
 }
 
-/** GETs on the upstream post API. Rejects only with ProblemError (502 unreachable or bad, 504). */
+/** GETs on the upstream post APIs. Rejects only with ProblemError (502 unreachable or bad, 503, 504). */
 export interface UpstreamClient {
   get (path: string, options: UpstreamGetOptions): Promise<UpstreamResponse>
 }
 
-/** How calls reach the upstream. Whoever makes the dispatchers closes them. */
-export interface UpstreamTransport {
-  /** API_URL: its origin and its base path, put before every upstream path. */
-  apiUrl: URL
-  /** Where calls go: a keep-alive Pool at API_URL's origin (or a MockAgent). */
-  dispatcher: Dispatcher
-  /**
-   * A new connection for the one retry after a call broke before any answer. Not the pool: its
-   * other idle sockets may be as stale as the one that broke (an upstream closing idle sockets
-   * closes them together). The client closes it once the retry's body is read or dropped.
-   */
-  connectFresh: () => Dispatcher
+/** The client with its pool of upstreams. */
+export interface PooledUpstreamClient extends UpstreamClient {
+  /** Upstreams in rotation now. */
+  inRotation (): number
+  /** Stops probing; closes the transports if this client made them. */
+  close (): Promise<void>
 }
 
-export interface UpstreamClientOptions extends UpstreamTransport {
+export interface UpstreamClientOptions {
+  /** One per base URL of API_URL. */
+  upstreams: readonly UpstreamTransport[]
   timeouts: UpstreamTimeouts
-  /** Consecutive failures after which calls fail fast for a while (BREAKER_FAILURES; 0: never). */
-  breakerFailures: number
+  health: UpstreamHealthSettings
+  /** Told when an upstream leaves rotation or comes back. */
+  logger?: Pick<Logger, 'warn' | 'info'>
 }
 
-/** Keep-alive connections the production pool holds to the upstream at most. */
-const UPSTREAM_CONNECTIONS = 128
 /** Bytes of a body of unknown length read before it is handed over as a stream. */
 const UNKNOWN_LENGTH_WINDOW = 1024 * 1024
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
-/** A connection that broke before any answer: on a reused socket, the keep-alive race. */
-const RETRYABLE_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
-/** Retries in flight may be at most this share of the calls in flight (Envoy's retry budget)… */
-const RETRY_BUDGET_RATIO = 0.2
-/** …but a few are always allowed, so a quiet front still recovers from one stale socket. */
-const RETRY_BUDGET_MIN = 3
+/** One try on one dispatcher: the response (headers received), or why there was none. */
+type Try = { response: Dispatcher.ResponseData, error?: undefined } | { error: unknown, response?: undefined }
 
-/** The production transport to API_URL: a bounded keep-alive Pool, one-off Clients for retries. */
-export function createUpstreamTransport (apiUrl: URL, timeouts: UpstreamTimeouts): UpstreamTransport & { dispatcher: Pool } {
-  const connect = { timeout: Math.min(timeouts.connectMs, timeouts.totalMs) }
-  return {
-    apiUrl,
-    dispatcher: new Pool(apiUrl.origin, { connect, connections: UPSTREAM_CONNECTIONS }),
-    connectFresh: () => new Client(apiUrl.origin, { connect })
-  }
-}
+export function createUpstreamClient ({ upstreams, timeouts, health, logger }: UpstreamClientOptions): PooledUpstreamClient {
+  const pool = createUpstreamPool({
+    upstreams,
+    ...health,
+    probe: async (upstream, stop) => await probeUpstream(upstream, timeouts, stop),
+    onChange: (upstream, inRotation, failure) => {
+      if (inRotation) logger?.info(`upstream ${upstream.apiUrl.href} answered its probe: back in rotation`)
+      else logger?.warn({ err: failure }, `upstream ${upstream.apiUrl.href} out of rotation after ${health.ejectFailures} failures in a row; probing it`)
+    }
+  })
+  const retries = createRetryBudget(RETRY_BUDGET)
 
-export function createUpstreamClient ({ apiUrl, dispatcher, connectFresh, timeouts, breakerFailures }: UpstreamClientOptions): UpstreamClient {
-  const origin = apiUrl.origin
-  const basePath = apiUrl.pathname.replace(/\/+$/, '')
-  // undici's own per-phase time-outs; the connect time-out belongs to the dispatcher.
-  const phaseTimeouts = { headersTimeout: Math.min(timeouts.headersMs, timeouts.totalMs), bodyTimeout: timeouts.bodyIdleMs }
-  const breaker = createCircuitBreaker({ failures: breakerFailures, ...BREAKER_OPEN_PERIODS })
-  let callsInFlight = 0
-  let retriesInFlight = 0
-
-  function mayRetry (err: unknown, signal: AbortSignal): boolean {
-    const code = codeOf(err)
-    return !signal.aborted && code !== undefined && RETRYABLE_CODES.has(code) &&
-      retriesInFlight < Math.max(RETRY_BUDGET_MIN, callsInFlight * RETRY_BUDGET_RATIO)
+  async function tryOn (dispatcher: Dispatcher, request: Dispatcher.RequestOptions): Promise<Try> {
+    try {
+      return { response: await dispatcher.request(request) }
+    } catch (error) {
+      return { error }
+    }
   }
 
-  /** The request, retried once on a fresh connection if the first broke before any answer. */
-  async function send (request: Dispatcher.RequestOptions, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    try {
-      return await dispatcher.request(request)
-    } catch (err) {
-      if (!mayRetry(err, signal)) throw err
-    }
-    retriesInFlight++
-    const fresh = connectFresh()
-    try {
-      // Jittered, so a burst of broken sockets does not come back as one burst.
-      await sleep(25 + Math.random() * 225, undefined, { signal })
-      const response = await fresh.request(request)
-      response.body.once('close', () => { fresh.close().catch(() => {}) })
-      return response
-    } catch (err) {
-      fresh.destroy().catch(() => {})
-      throw err
-    } finally {
-      retriesInFlight--
-    }
+  /** Where the failed first try may be repeated (see RetryScope). */
+  function scopeOf (first: Try, signal: AbortSignal): RetryScope {
+    if (signal.aborted) return undefined
+    if (first.response === undefined) return retryScope(first.error)
+    return isDraining(first.response.statusCode, first.response.headers) ? 'anywhere' : undefined
   }
 
   async function get (path: string, { requestId, maxBytes, ifNoneMatch, streamAbove }: UpstreamGetOptions): Promise<UpstreamResponse> {
+    let member = pool.pick()
+    if (member === undefined) throw pool.outage()
+    retries.called()
     const budget = startCallBudget(timeouts.totalMs)
+    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
+    if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
+    const requestOn = ({ apiUrl }: UpstreamTransport): Dispatcher.RequestOptions =>
+      ({ origin: apiUrl.origin, method: 'GET', path: upstreamPath(apiUrl, path), headers, signal: budget.signal, ...phaseTimeouts(timeouts) })
+    let fresh: Dispatcher | undefined
+    member.pending++
     try {
-      const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
-      if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
-      const response = await send({ origin, method: 'GET', path: basePath + path, headers, signal: budget.signal, ...phaseTimeouts }, budget.signal)
-      const { statusCode: status, headers: responseHeaders } = response
-      const declared = declaredLength(responseHeaders)
-      if (declared !== undefined && declared > maxBytes) {
-        response.body.destroy()
-        throw tooLarge(maxBytes)
-      }
-      const chunks = bounded(response.body, maxBytes)
-      const streamPast = streamThreshold(declared, streamAbove)
-      const read: Buffer[] = []
-      let size = 0
-      for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
-        read.push(next.value)
-        size += next.value.length
-        if (size > streamPast) {
-          return { status, headers: responseHeaders, body: Buffer.alloc(0), stream: resumedStream(read, chunks) }
+      let tried = await tryOn(member.upstream.dispatcher, requestOn(member.upstream))
+      const scope = scopeOf(tried, budget.signal)
+      const other = scope === undefined ? undefined : pool.pick(member)
+      if ((other !== undefined || scope === 'anywhere') && retries.tryRetry()) {
+        // The first try failed: it counts against its upstream, and the retry goes elsewhere.
+        pool.record(member, tried.response === undefined ? classify(tried.error, false) : drainingProblem())
+        await tried.response?.body.dump()
+        if (other !== undefined) {
+          member.pending--
+          member = other
+          member.pending++
+          tried = await tryOn(member.upstream.dispatcher, requestOn(member.upstream))
+        } else {
+          fresh = member.upstream.connectFresh()
+          // Jittered, so a burst of broken sockets does not come back as one burst.
+          await sleep(25 + Math.random() * 225, undefined, { signal: budget.signal })
+          tried = await tryOn(fresh, requestOn(member.upstream))
         }
       }
-      return { status, headers: responseHeaders, body: Buffer.concat(read, size) }
+      if (tried.response === undefined) throw tried.error
+      const response = tried.response
+      if (fresh !== undefined) {
+        const used = fresh
+        response.body.once('close', () => { used.close().catch(() => {}) })
+        fresh = undefined
+      }
+      const answer = await readBody(response, maxBytes, streamAbove)
+      pool.record(member, isDraining(answer.status, answer.headers) ? drainingProblem() : undefined)
+      return answer
     } catch (err) {
-      throw classify(err, budget.signal.aborted)
+      const problem = classify(err, budget.signal.aborted)
+      // A wrong answer shows the upstream is there; only "nobody answered" counts against it.
+      pool.record(member, isAbsence(problem) ? problem : undefined)
+      throw problem
     } finally {
+      member.pending--
+      fresh?.destroy().catch(() => {})
       // Also when a stream is handed over: from then on only the idle time-out bounds it.
       budget.release()
     }
   }
 
   return {
-    async get (path, options) {
-      breaker.check()
-      callsInFlight++
-      try {
-        const response = await get(path, options)
-        breaker.succeeded()
-        return response
-      } catch (err) {
-        // Only "nobody answered" opens the breaker; a wrong answer shows the upstream is there.
-        if (err instanceof ProblemError && err.kind !== 'upstream-bad-response') breaker.failed(err)
-        else breaker.succeeded()
-        throw err
-      } finally {
-        callsInFlight--
-      }
+    get,
+    inRotation: () => pool.inRotation(),
+    // The transports were given: whoever made them closes them.
+    close: async () => pool.close()
+  }
+}
+
+/** The production client over every base URL of API_URL; closing it closes its connections. */
+export function openUpstreamClient (apiUrls: readonly URL[], options: Omit<UpstreamClientOptions, 'upstreams'>): PooledUpstreamClient {
+  const upstreams = apiUrls.map((url) => createUpstreamTransport(url, options.timeouts))
+  const client = createUpstreamClient({ ...options, upstreams })
+  return {
+    ...client,
+    async close () {
+      await client.close()
+      await Promise.all(upstreams.map(async ({ dispatcher }) => await dispatcher.close()))
     }
   }
+}
+
+/** Reads a response whole, or up to the point where it is handed over as a stream. */
+async function readBody (response: Dispatcher.ResponseData, maxBytes: number, streamAbove: number | undefined): Promise<UpstreamResponse> {
+  const { statusCode: status, headers } = response
+  const declared = declaredLength(headers)
+  if (declared !== undefined && declared > maxBytes) {
+    response.body.destroy()
+    throw tooLarge(maxBytes)
+  }
+  const chunks = bounded(response.body, maxBytes)
+  const streamPast = streamThreshold(declared, streamAbove)
+  const read: Buffer[] = []
+  let size = 0
+  for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) {
+    read.push(next.value)
+    size += next.value.length
+    if (size > streamPast) return { status, headers, body: Buffer.alloc(0), stream: resumedStream(read, chunks) }
+  }
+  return { status, headers, body: Buffer.concat(read, size) }
 }
 
 /**
@@ -212,20 +230,6 @@ async function * bounded (body: AsyncIterable<Buffer>, maxBytes: number): AsyncG
     if (size > maxBytes) throw tooLarge(maxBytes)
     yield chunk
   }
-}
-
-function classify (err: unknown, timedOut: boolean): ProblemError {
-  if (err instanceof ProblemError) return err
-  const code = codeOf(err)
-  if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
-    return new ProblemError('upstream-timeout', 'The upstream post API did not answer in time.', { cause: err })
-  }
-  return new ProblemError('upstream-unreachable', 'The upstream post API could not be reached or broke the connection.', { cause: err })
-}
-
-function codeOf (err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : undefined
 }
 
 function tooLarge (maxBytes: number): ProblemError {

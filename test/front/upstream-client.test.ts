@@ -1,61 +1,24 @@
 // The upstream client's mapping over undici's MockAgent: what it sends, how it bounds and hands
-// over bodies, how it classifies failures, when it retries and when its breaker fails fast.
+// over bodies, how it classifies failures, where it retries, and how it spreads calls over several
+// upstreams, takes failing ones out of rotation and back after a probe.
 // Faults that need real sockets (refused, reset, stalls, the keep-alive race) are tested against
 // loopback fake upstreams in failure-mapping, resilience and keep-alive-race.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { text } from 'node:stream/consumers'
-import { MockAgent, type Dispatcher } from 'undici'
-import { createUpstreamClient, createUpstreamTransport, type UpstreamClient } from '../../src/front/upstream-client.js'
-import { ProblemError, type ProblemKind } from '../../src/problems.js'
+import { openUpstreamClient } from '../../src/front/upstream-client.js'
 import { testConfig } from '../helpers/config.js'
 import { startFakeUpstream } from '../helpers/fake-upstream.js'
+import { call, clientOver, coded, mockAgent, ORIGIN, rejectsWith } from '../helpers/mock-upstream.js'
 
-const ORIGIN = 'http://upstream.test'
-
-function mockAgent (): MockAgent {
-  const agent = new MockAgent()
-  agent.disableNetConnect()
-  return agent
-}
-
-/** A client over `agent`; `fresh` stands for the new connections of retries (none unless given). */
-function clientOver (agent: Dispatcher, { fresh = [], base = '/', breakerFailures = 0, timeoutMs = 2000 }: { fresh?: Dispatcher[], base?: string, breakerFailures?: number, timeoutMs?: number } = {}): { client: UpstreamClient, freshUsed: () => number } {
-  const config = testConfig({ UPSTREAM_TIMEOUT_MS: String(timeoutMs) })
-  let used = 0
-  const client = createUpstreamClient({
-    apiUrl: new URL(base, ORIGIN),
-    dispatcher: agent,
-    connectFresh: () => {
-      const next = fresh[used++]
-      if (next === undefined) throw new Error('no fresh connection expected')
-      return next
-    },
-    timeouts: config.upstreamTimeouts,
-    breakerFailures
-  })
-  return { client, freshUsed: () => used }
-}
-
-const call = { requestId: 'req-1', maxBytes: 1000 }
-
-async function rejectsWith (promise: Promise<unknown>, kind: ProblemKind): Promise<ProblemError> {
-  const err = await promise.then(() => assert.fail(`expected ${kind}`), (e: unknown) => e)
-  assert.ok(err instanceof ProblemError, `not a problem: ${String(err)}`)
-  assert.equal(err.kind, kind)
-  return err
-}
-
-const coded = (code: string): Error => Object.assign(new Error(code), { code })
-
-test('sends a GET under the base path with Accept, X-Request-Id and If-None-Match, and reads the body whole', async () => {
+test('sends a GET under the base path with Accept, X-Request-Id and If-None-Match, and reads the body whole', async (t) => {
   const agent = mockAgent()
   agent.get(ORIGIN).intercept({
     path: '/backend/api/post/a',
     method: 'GET',
     headers: { accept: 'application/json', 'x-request-id': 'req-1', 'if-none-match': '"v1"' }
   }).reply(200, '{"slug":"a"}', { headers: { etag: '"v2"' } })
-  const { client } = clientOver(agent, { base: '/backend/' })
+  const { client } = clientOver(t, agent, { bases: [`${ORIGIN}/backend/`] })
   const response = await client.get('/api/post/a', { ...call, ifNoneMatch: '"v1"' })
   assert.equal(response.status, 200)
   assert.equal(response.headers.etag, '"v2"')
@@ -64,45 +27,45 @@ test('sends a GET under the base path with Accept, X-Request-Id and If-None-Matc
   agent.assertNoPendingInterceptors()
 })
 
-test('any status is handed back as it is (the cache maps them)', async () => {
+test('any status is handed back as it is (the cache maps them)', async (t) => {
   const agent = mockAgent()
   agent.get(ORIGIN).intercept({ path: '/api/posts' }).reply(503, 'down', { headers: { 'retry-after': '3' } })
-  const response = await clientOver(agent).client.get('/api/posts', call)
+  const response = await clientOver(t, agent).client.get('/api/posts', call)
   assert.equal(response.status, 503)
   assert.equal(response.headers['retry-after'], '3')
 })
 
-test('a body declared or counted past maxBytes is a 502 upstream-bad-response', async () => {
+test('a body declared or counted past maxBytes is a 502 upstream-bad-response', async (t) => {
   const agent = mockAgent()
   const big = 'x'.repeat(1001)
   agent.get(ORIGIN).intercept({ path: '/declared' }).reply(200, big, { headers: { 'content-length': String(big.length) } })
   agent.get(ORIGIN).intercept({ path: '/counted' }).reply(200, big)
-  const { client } = clientOver(agent)
+  const { client } = clientOver(t, agent)
   await rejectsWith(client.get('/declared', call), 'upstream-bad-response')
   await rejectsWith(client.get('/counted', call), 'upstream-bad-response')
   const exact = mockAgent()
   exact.get(ORIGIN).intercept({ path: '/exact' }).reply(200, 'x'.repeat(1000))
-  assert.equal((await clientOver(exact).client.get('/exact', call)).body.length, 1000)
+  assert.equal((await clientOver(t, exact).client.get('/exact', call)).body.length, 1000)
 })
 
-test('a body declared above streamAbove is handed over as a stream of the whole body', async () => {
+test('a body declared above streamAbove is handed over as a stream of the whole body', async (t) => {
   const agent = mockAgent()
   const list = `[${'"x",'.repeat(100)}"y"]`
   agent.get(ORIGIN).intercept({ path: '/api/posts' }).reply(200, list, { headers: { 'content-length': String(list.length) } })
-  const response = await clientOver(agent).client.get('/api/posts', { ...call, streamAbove: 100 })
+  const response = await clientOver(t, agent).client.get('/api/posts', { ...call, streamAbove: 100 })
   assert.equal(response.body.length, 0)
   assert.ok(response.stream !== undefined, 'not streamed')
   assert.equal(await text(response.stream), list)
 })
 
-test('a body of unknown length is streamed only past streamAbove; a declared one below it is read whole', async () => {
+test('a body of unknown length is streamed only past streamAbove; a declared one below it is read whole', async (t) => {
   const agent = mockAgent()
   const small = '[1]'
   const large = `[${'1,'.repeat(100)}1]`
   agent.get(ORIGIN).intercept({ path: '/small' }).reply(200, small)
   agent.get(ORIGIN).intercept({ path: '/large' }).reply(200, large)
   agent.get(ORIGIN).intercept({ path: '/declared' }).reply(200, large, { headers: { 'content-length': String(large.length) } })
-  const { client } = clientOver(agent)
+  const { client } = clientOver(t, agent)
   const whole = await client.get('/small', { ...call, streamAbove: 100 })
   assert.equal(whole.stream, undefined)
   assert.equal(whole.body.toString(), small)
@@ -114,7 +77,7 @@ test('a body of unknown length is streamed only past streamAbove; a declared one
   assert.equal(declared.body.toString(), large)
 })
 
-test('undici time-out errors are 504 upstream-timeout; other transport errors 502 upstream-unreachable', async () => {
+test('undici time-out errors are 504 upstream-timeout; other transport errors 502 upstream-unreachable', async (t) => {
   for (const [code, kind] of [
     ['UND_ERR_CONNECT_TIMEOUT', 'upstream-timeout'],
     ['UND_ERR_HEADERS_TIMEOUT', 'upstream-timeout'],
@@ -124,22 +87,22 @@ test('undici time-out errors are 504 upstream-timeout; other transport errors 50
   ] as const) {
     const agent = mockAgent()
     agent.get(ORIGIN).intercept({ path: '/api/posts' }).replyWithError(coded(code))
-    const { client, freshUsed } = clientOver(agent)
+    const { client, freshUsed } = clientOver(t, agent)
     const err = await rejectsWith(client.get('/api/posts', call), kind)
     assert.equal((err.cause as { code?: string }).code, code)
     assert.equal(freshUsed(), 0, `${code} is not retried`)
   }
 })
 
-test('the whole-call budget cuts an answer that comes too late: 504', async () => {
+test('the whole-call budget cuts an answer that comes too late: 504', async (t) => {
   const agent = mockAgent()
   agent.get(ORIGIN).intercept({ path: '/api/posts' }).reply(200, '[]').delay(5000)
   const started = performance.now()
-  await rejectsWith(clientOver(agent, { timeoutMs: 50 }).client.get('/api/posts', call), 'upstream-timeout')
+  await rejectsWith(clientOver(t, agent, { timeoutMs: 50 }).client.get('/api/posts', call), 'upstream-timeout')
   assert.ok(performance.now() - started < 4000, 'the delayed answer was waited for')
 })
 
-test('a connection broken before any answer is retried once on a fresh connection, closed after use', async () => {
+test('a connection broken before any answer is retried once on a fresh connection, closed after use', async (t) => {
   for (const code of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']) {
     const agent = mockAgent()
     agent.get(ORIGIN).intercept({ path: '/api/post/a' }).replyWithError(coded(code))
@@ -148,7 +111,7 @@ test('a connection broken before any answer is retried once on a fresh connectio
     let closed = false
     const close = fresh.close.bind(fresh)
     fresh.close = (async () => { closed = true; await close() }) as typeof fresh.close
-    const { client, freshUsed } = clientOver(agent, { fresh: [fresh] })
+    const { client, freshUsed } = clientOver(t, agent, { fresh: [fresh] })
     const response = await client.get('/api/post/a', call)
     assert.equal(response.body.toString(), '{"slug":"a"}', code)
     assert.equal(freshUsed(), 1)
@@ -157,38 +120,14 @@ test('a connection broken before any answer is retried once on a fresh connectio
   }
 })
 
-test('a retry that breaks too is the 502: one retry only', async () => {
+test('a retry that breaks too is the 502: one retry only', async (t) => {
   const agent = mockAgent()
   agent.get(ORIGIN).intercept({ path: '/api/posts' }).replyWithError(coded('ECONNRESET'))
   const fresh = mockAgent()
   fresh.get(ORIGIN).intercept({ path: '/api/posts' }).replyWithError(coded('ECONNRESET'))
-  const { client, freshUsed } = clientOver(agent, { fresh: [fresh] })
+  const { client, freshUsed } = clientOver(t, agent, { fresh: [fresh] })
   await rejectsWith(client.get('/api/posts', call), 'upstream-unreachable')
   assert.equal(freshUsed(), 1)
-})
-
-test('the breaker opens after BREAKER_FAILURES calls nobody answered, and fails fast without calling', async () => {
-  const agent = mockAgent()
-  agent.get(ORIGIN).intercept({ path: '/api/posts' }).replyWithError(coded('ECONNREFUSED')).times(2)
-  const { client } = clientOver(agent, { breakerFailures: 2 })
-  await rejectsWith(client.get('/api/posts', call), 'upstream-unreachable')
-  await rejectsWith(client.get('/api/posts', call), 'upstream-unreachable')
-  agent.get(ORIGIN).intercept({ path: '/api/posts' }).reply(200, '[]')
-  const fast = await rejectsWith(client.get('/api/posts', call), 'upstream-unreachable')
-  assert.match(fast.message, /failing fast/)
-  assert.ok(Number(fast.retryAfter) >= 1)
-  assert.equal(agent.pendingInterceptors().length, 1, 'the open breaker let a call through')
-})
-
-test('a wrong answer shows the upstream is there: it does not count towards the breaker', async () => {
-  const agent = mockAgent()
-  const big = 'x'.repeat(2000)
-  agent.get(ORIGIN).intercept({ path: '/api/posts' }).reply(200, big).times(3)
-  const { client } = clientOver(agent, { breakerFailures: 2 })
-  for (let i = 0; i < 3; i++) {
-    const err = await rejectsWith(client.get('/api/posts', call), 'upstream-bad-response')
-    assert.doesNotMatch(err.message, /failing fast/)
-  }
 })
 
 test('a body handed over as a stream outlives the whole-call budget (over a real socket)', async () => {
@@ -205,14 +144,13 @@ test('a body handed over as a stream outlives the whole-call budget (over a real
     }, 100)
   })
   const config = testConfig({ UPSTREAM_TIMEOUT_MS: '300' })
-  const transport = createUpstreamTransport(upstream.url, config.upstreamTimeouts)
+  const client = openUpstreamClient([upstream.url], { timeouts: config.upstreamTimeouts, health: config.upstreamHealth })
   try {
-    const client = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: 0 })
     const response = await client.get('/api/posts', { ...call, maxBytes: 10_000, streamAbove: 100 })
     assert.ok(response.stream !== undefined, 'not streamed')
     assert.equal(await text(response.stream), chunks.join(''), 'the stream was cut by the budget')
   } finally {
-    await transport.dispatcher.close()
+    await client.close()
     await upstream.close()
   }
 })

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { BODY_LIMITS } from '../../src/body-limits.js'
 import { buildFrontApp, type FrontAppOptions } from '../../src/front/app.js'
-import { createUpstreamClient, createUpstreamTransport } from '../../src/front/upstream-client.js'
+import { openUpstreamClient } from '../../src/front/upstream-client.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import type { PostStore } from '../../src/store/store.js'
 import { testConfig } from './config.js'
@@ -23,23 +23,27 @@ export async function listen (app: FastifyInstance): Promise<RunningApp> {
   return { app, url: `http://127.0.0.1:${port}`, port }
 }
 
-export type FrontTestOptions = Partial<Omit<FrontAppOptions, 'upstream'>> & { timeoutMs?: number, breakerFailures?: number }
+export type FrontTestOptions = Partial<Omit<FrontAppOptions, 'upstream'>> & { timeoutMs?: number, ejectFailures?: number, probeIntervalMs?: number }
 
 /**
- * A front over `apiUrl`, listening, built from the settings table's defaults (`testConfig()`) and the
- * production body limits, with `options` over them; its circuit breaker is off unless asked,
- * so fault tests see every mapping, and its upstream budget is 2 s unless `timeoutMs` says.
+ * A front over `apiUrl` (one upstream or several), listening, built from the settings table's
+ * defaults (`testConfig()`) and the production body limits, with `options` over them; it never
+ * takes an upstream out of rotation unless asked (`ejectFailures`), so fault tests see every
+ * mapping, and its upstream budget is 2 s unless `timeoutMs` says.
  */
-export async function startFront (apiUrl: URL, options: FrontTestOptions = {}): Promise<RunningApp> {
+export async function startFront (apiUrl: URL | URL[], options: FrontTestOptions = {}): Promise<RunningApp> {
   return await listen(buildTestFront(apiUrl, options))
 }
 
 /** The front of `startFront`, not listening yet (to adjust its server first). */
-export function buildTestFront (apiUrl: URL, options: FrontTestOptions = {}): FastifyInstance {
-  const { timeoutMs = 2000, breakerFailures = 0, ...frontOptions } = options
-  const config = testConfig({ UPSTREAM_TIMEOUT_MS: String(timeoutMs), BREAKER_FAILURES: String(breakerFailures) })
-  const transport = createUpstreamTransport(apiUrl, config.upstreamTimeouts)
-  const upstream = createUpstreamClient({ ...transport, timeouts: config.upstreamTimeouts, breakerFailures: config.breakerFailures })
+export function buildTestFront (apiUrl: URL | URL[], options: FrontTestOptions = {}): FastifyInstance {
+  const { timeoutMs = 2000, ejectFailures = 0, probeIntervalMs, ...frontOptions } = options
+  const config = testConfig({
+    UPSTREAM_TIMEOUT_MS: String(timeoutMs),
+    UPSTREAM_EJECT_FAILURES: String(ejectFailures),
+    ...(probeIntervalMs === undefined ? {} : { UPSTREAM_PROBE_INTERVAL_MS: String(probeIntervalMs) })
+  })
+  const upstream = openUpstreamClient(Array.isArray(apiUrl) ? apiUrl : [apiUrl], { timeouts: config.upstreamTimeouts, health: config.upstreamHealth })
   const app = buildFrontApp({
     upstream,
     logger: silentLogger,
@@ -52,7 +56,7 @@ export function buildTestFront (apiUrl: URL, options: FrontTestOptions = {}): Fa
     server: config.server,
     ...frontOptions
   })
-  app.addHook('onClose', async () => transport.dispatcher.close())
+  app.addHook('onClose', async () => upstream.close())
   return app
 }
 
