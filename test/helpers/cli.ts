@@ -62,16 +62,19 @@ export async function startCli (args: string[], env: NodeJS.ProcessEnv, expect: 
     const timer = setTimeout(() => reject(new Error(`not listening after 10 s: ${output}`)), 10_000)
     child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)))
     child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString() })
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       output += chunk.toString()
       for (const match of output.matchAll(/(front|post) API listening at (http:\/\/[^ ]+)/g)) {
         urls[match[1] === 'front' ? 'front' : 'posts'] = match[2]
       }
       if (expect.every((tier) => urls[tier] !== undefined)) {
         clearTimeout(timer)
+        // Stop collecting (a process under load logs a line per request); the output still flows.
+        child.stdout?.off('data', onData)
         resolve()
       }
-    })
+    }
+    child.stdout?.on('data', onData)
   })
   child.removeAllListeners('exit')
   return {

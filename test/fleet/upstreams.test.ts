@@ -1,0 +1,151 @@
+// A front over several post APIs, all real processes of the built CLI on loopback, under a steady
+// load (SPEC "Scale", issue 8): a rolling restart costs no failed request; a post API killed is
+// routed around within a second and takes load again once back; a lone post API back after an
+// outage is served again within a second. Needs `npm run build` (npm test builds first).
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { after, before, test, type TestContext } from 'node:test'
+import { runCli, startCli, type RunningCli } from '../helpers/cli.js'
+import { between, startLoad, tally, type Answer, type Load } from '../helpers/load.js'
+
+const PATHS = ['/api/blog/hello-world', '/api/blog', '/api/blog/two-tiers', '/api/blog/slugs-and-stores']
+const dir = mkdtempSync(join(tmpdir(), 'blog-read-api-fleet-'))
+const database = join(dir, 'blog.db')
+
+before(async () => {
+  for (const command of ['migrate', 'seed']) {
+    const { code, stderr } = await runCli([command], { DATABASE_URL: database })
+    assert.equal(code, 0, stderr)
+  }
+})
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+/** A post API process, and the requests for posts it has logged (its access log, one line each). */
+interface PostsApi {
+  running: RunningCli
+  port: number
+  url: string
+  requests: () => number
+}
+
+/** Starts `blog-read-api posts-api` on `port` (0: any free port), stopped after the test. */
+async function startPostsApi (t: TestContext, port = 0): Promise<PostsApi> {
+  const running = await startCli(['posts-api'], { DATABASE_URL: database, POSTS_PORT: String(port), LOG_LEVEL: 'info' }, ['posts'])
+  t.after(async () => { await running.stop() })
+  let requests = 0
+  let partial = ''
+  running.child.stdout?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n')
+    partial = lines.pop() ?? ''
+    for (const line of lines) if (line.includes('"msg":"request"') && line.includes('"url":"/api/')) requests++
+  })
+  const url = running.urls.posts ?? assert.fail('no post API URL')
+  return { running, port: Number(new URL(url).port), url, requests: () => requests }
+}
+
+async function startFrontOver (t: TestContext, upstreams: PostsApi[]): Promise<string> {
+  const running = await startCli(['front', '--api-url', upstreams.map((u) => u.url).join(','), '--blog-port', '0'], {}, ['front'])
+  t.after(async () => { assert.equal(await running.stop(), 0, 'the front exits 0') })
+  return running.urls.front ?? assert.fail('no front URL')
+}
+
+/** Sends `signal` and waits for the process to end; resolves to its exit code. */
+async function stop (postsApi: PostsApi, signal: 'SIGTERM' | 'SIGKILL'): Promise<number | null> {
+  const { child } = postsApi.running
+  const exited = once(child, 'exit') as Promise<[number | null]>
+  child.kill(signal)
+  return (await exited)[0]
+}
+
+/** Waits (at most `withinMs`) until the post API has logged `count` more requests than now. */
+async function takesLoad (postsApi: PostsApi, count: number, withinMs = 5000): Promise<void> {
+  const target = postsApi.requests() + count
+  const deadline = performance.now() + withinMs
+  while (postsApi.requests() < target) {
+    if (performance.now() > deadline) assert.fail(`${postsApi.url} logged ${postsApi.requests()} requests, not ${target}, within ${withinMs} ms`)
+    await sleep(20)
+  }
+}
+
+const summary = (answers: Answer[]): string => JSON.stringify(tally(answers))
+
+/** Every answer a 200 or one of SPEC's 502/503/504 problems for an upstream in trouble. */
+function assertOnlyMappedFailures (load: Load): void {
+  assert.deepEqual(load.errors, [], 'no connection error or time-out at the front')
+  const mapped = new Set<string | undefined>(['upstream-unreachable', 'upstream-unavailable', 'upstream-timeout'])
+  const other = load.answers.filter((a) => a.status !== 200 && !mapped.has(a.kind))
+  assert.deepEqual(other, [], `only 502/503/504 upstream problems: ${summary(load.answers)}`)
+}
+
+test('rolling restart: each of two post APIs SIGTERMed and started again in turn, under load: zero failed requests', { timeout: 40_000 }, async (t) => {
+  const upstreams = [await startPostsApi(t), await startPostsApi(t)]
+  const load = startLoad(await startFrontOver(t, upstreams), PATHS, { connections: 8 })
+  t.after(async () => { await load.stop() })
+  await sleep(500)
+  for (const [i, upstream] of upstreams.entries()) {
+    assert.equal(await stop(upstream, 'SIGTERM'), 0, 'a post API drains and exits 0')
+    const back = await startPostsApi(t, upstream.port)
+    upstreams[i] = back
+    // Back in rotation before the next one goes.
+    await takesLoad(back, 20)
+  }
+  await sleep(300)
+  await load.stop()
+  t.diagnostic(`rolling restart: ${load.answers.length} requests, ${load.answers.filter((a) => a.status !== 200).length} failed, ${load.errors.length} connection errors`)
+  assert.deepEqual(load.errors, [])
+  assert.deepEqual(tally(load.answers), { 200: load.answers.length }, 'every request answered 200')
+  assert.ok(load.answers.length > 200, `only ${load.answers.length} requests`)
+})
+
+test('one of two post APIs SIGKILLed under load: all 200 from 1 s after; back, it takes load again', { timeout: 40_000 }, async (t) => {
+  const upstreams = [await startPostsApi(t), await startPostsApi(t)]
+  const load = startLoad(await startFrontOver(t, upstreams), PATHS, { connections: 8 })
+  t.after(async () => { await load.stop() })
+  const [killed, survivor] = upstreams as [PostsApi, PostsApi]
+  await sleep(500)
+  await takesLoad(killed, 10)
+  const killedAt = load.elapsed()
+  await stop(killed, 'SIGKILL')
+  await sleep(2000)
+  const back = await startPostsApi(t, killed.port)
+  const backAt = load.elapsed()
+  await takesLoad(back, 50)
+  const servedBack = back.requests()
+  const servedBySurvivor = survivor.requests()
+  await load.stop()
+  const late = between(load.answers, killedAt + 1000, backAt)
+  t.diagnostic(`killed: ${summary(between(load.answers, killedAt, killedAt + 1000))} in the first second, ${summary(late)} after; back: ${servedBack} requests to it`)
+  assertOnlyMappedFailures(load)
+  assert.ok(late.length > 100 && late.every((a) => a.status === 200), `all 200 from 1 s after the kill: ${summary(late)}`)
+  assert.ok(between(load.answers, backAt).every((a) => a.status === 200), 'all 200 once it is back')
+  assert.ok(servedBack >= 50 && servedBySurvivor > 0)
+})
+
+test('a lone post API killed for 5 s and started again on its port: 502/503/504 meanwhile, all 200 from 1 s after it listens', { timeout: 40_000 }, async (t) => {
+  const postsApi = await startPostsApi(t)
+  const load = startLoad(await startFrontOver(t, [postsApi]), PATHS, { connections: 8 })
+  t.after(async () => { await load.stop() })
+  await sleep(500)
+  const killedAt = load.elapsed()
+  await stop(postsApi, 'SIGKILL')
+  await sleep(5000)
+  await startPostsApi(t, postsApi.port)
+  // When it logged that it listens: a little after it did.
+  const listeningAt = load.elapsed()
+  await sleep(2000)
+  await load.stop()
+  const outage = between(load.answers, killedAt + 200, listeningAt)
+  const afterReturn = between(load.answers, listeningAt)
+  const lastFailure = afterReturn.findLast((a) => a.status !== 200)
+  const firstOk = afterReturn.find((a) => a.status === 200)
+  t.diagnostic(`lone post API back: first 200 ${firstOk === undefined ? '-' : firstOk.at - listeningAt} ms after it listened, last failure ${lastFailure === undefined ? 'none' : `${lastFailure.at - listeningAt} ms`} after; during the outage ${summary(outage)}`)
+  assertOnlyMappedFailures(load)
+  // Answered at once while it is out: many answers, not a few slow ones.
+  assert.ok(outage.length > 500 && outage.every((a) => a.status !== 200), `the outage showed, answered at once: ${summary(outage)}`)
+  const late = between(load.answers, listeningAt + 1000)
+  assert.ok(late.length > 100 && late.every((a) => a.status === 200), `all 200 from 1 s after it listens: ${summary(late)}`)
+})
