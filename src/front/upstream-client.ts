@@ -116,7 +116,8 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger }: U
       const scope = scopeOf(tried, budget.signal)
       const other = scope === undefined ? undefined : pool.pick(member)
       if ((other !== undefined || scope === 'anywhere') && retries.tryRetry()) {
-        // The first try failed: it counts against its upstream, and the retry goes elsewhere.
+        // The first try got no answer: it counts against its upstream; the retry goes to another
+        // in rotation, or else on a fresh connection to the same one.
         pool.record(member, tried.response === undefined ? classify(tried.error, false) : drainingProblem())
         await tried.response?.body.dump()
         if (other !== undefined) {
