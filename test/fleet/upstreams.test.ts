@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test, type TestContext } from 'node:test'
 import { runCli, startCli, type RunningCli } from '../helpers/cli.js'
 import { between, startLoad, tally, type Answer, type Load } from '../helpers/load.js'
+import { pollUntil } from '../helpers/poll.js'
 
 const PATHS = ['/api/blog/hello-world', '/api/blog', '/api/blog/two-tiers', '/api/blog/slugs-and-stores']
 const dir = mkdtempSync(join(tmpdir(), 'blog-read-api-fleet-'))
@@ -61,14 +62,10 @@ async function stop (postsApi: PostsApi, signal: 'SIGTERM' | 'SIGKILL'): Promise
   return (await exited)[0]
 }
 
-/** Waits (at most `withinMs`) until the post API has logged `count` more requests than now. */
-async function takesLoad (postsApi: PostsApi, count: number, withinMs = 5000): Promise<void> {
+/** Waits until the post API has logged `count` more requests than now. */
+async function takesLoad (postsApi: PostsApi, count: number): Promise<void> {
   const target = postsApi.requests() + count
-  const deadline = performance.now() + withinMs
-  while (postsApi.requests() < target) {
-    if (performance.now() > deadline) assert.fail(`${postsApi.url} logged ${postsApi.requests()} requests, not ${target}, within ${withinMs} ms`)
-    await sleep(20)
-  }
+  await pollUntil(`${postsApi.url} serving ${count} requests`, () => postsApi.requests() >= target)
 }
 
 const summary = (answers: Answer[]): string => JSON.stringify(tally(answers))

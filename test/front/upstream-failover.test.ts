@@ -3,10 +3,11 @@
 // back after a probe; a lone upstream answered for at once while it is out. Socket behaviour
 // (refusals, draining post APIs, pending calls) is tested on loopback in upstream-rotation.
 import assert from 'node:assert/strict'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
 import type { PooledUpstreamClient } from '../../src/front/upstream-client.js'
+import { ProblemError } from '../../src/problems.js'
 import { call, clientOver, coded, mockAgent, rejectsWith } from '../helpers/mock-upstream.js'
+import { pollUntil } from '../helpers/poll.js'
 
 const A = 'http://a.test'
 const B = 'http://b.test'
@@ -17,12 +18,8 @@ async function answerer (client: PooledUpstreamClient): Promise<string> {
   return (await client.get('/api/posts', call)).body.toString()
 }
 
-/** Waits (polling every 5 ms, at most 5 s) until `count` upstreams are in rotation. */
 async function inRotation (client: PooledUpstreamClient, count: number): Promise<void> {
-  for (let waited = 0; client.inRotation() !== count; waited += 5) {
-    if (waited > 5000) assert.fail(`${count} upstreams in rotation: still ${client.inRotation()} after 5 s`)
-    await sleep(5)
-  }
+  await pollUntil(`${count} upstreams in rotation`, () => client.inRotation() === count, { everyMs: 5 })
 }
 
 test('calls go round-robin over the upstreams in rotation', async (t) => {
@@ -161,16 +158,15 @@ test('a probe answered 503 (not ready, or shutting down) keeps an upstream out, 
   agent.get(A).intercept({ path: '/readyz' }).reply(503, '{}').persist()
   const { client } = clientOver(t, agent, { bases: [A], ejectFailures: 1 })
   await rejectsWith(client.get('/api/posts', call), 'upstream-unreachable')
-  for (let waited = 0; ; waited += 5) {
-    const err = await client.get('/api/posts', call).then(() => assert.fail('served while out'), (e: unknown) => e as { kind: string, retryAfter: unknown })
-    if (err.kind === 'upstream-unavailable') {
-      assert.equal(err.retryAfter, 1)
-      break
-    }
-    assert.equal(err.kind, 'upstream-unreachable', 'until the first probe')
-    if (waited > 5000) assert.fail('a probe answered 503 did not change the answer')
-    await sleep(5)
-  }
+  // 502 until the first probe; 503 from then on (a failed check is tried again, and reported if it lasts).
+  const unavailable = await pollUntil('a 503 answer', async () => {
+    const err = await client.get('/api/posts', call).then(() => assert.fail('served while out'), (e: unknown) => e)
+    assert.ok(err instanceof ProblemError)
+    if (err.kind === 'upstream-unavailable') return err
+    assert.equal(err.kind, 'upstream-unreachable')
+    return undefined
+  }, { everyMs: 5 })
+  assert.equal(unavailable.retryAfter, 1)
   assert.equal(client.inRotation(), 0)
 })
 
