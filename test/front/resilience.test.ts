@@ -66,7 +66,7 @@ describe('retries', () => {
     }
   })
 
-  test('connection refused: 502 in < 200 ms, one connect attempt per request (no retry storm)', async () => {
+  test('connection refused: 502 at once (long before any time-out), one connect attempt per request (no retry storm)', async () => {
     const port = await freePort()
     const refused = await startFront(new URL(`http://127.0.0.1:${port}`))
     const counter = countConnectAttempts(port)
@@ -74,7 +74,8 @@ describe('retries', () => {
       for (let i = 1; i <= 20; i++) {
         const { response, ms } = await timed(() => get(refused.url, '/api/blog/hello-world'))
         assertProblem(response, 'upstream-unreachable')
-        assert.ok(ms < 200, `answered in ${ms.toFixed(0)} ms`)
+        // A wide margin (a busy 2-core machine): what matters is no wait for the 2 s connect time-out.
+        assert.ok(ms < 1000, `answered in ${ms.toFixed(0)} ms`)
         assert.equal(counter.attempts(), i, 'refusal is never retried')
       }
       // 20 at once: still at most one attempt each.
