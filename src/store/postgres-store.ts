@@ -1,9 +1,10 @@
 // PostgreSQL (and PostgreSQL-compatible engines) through node-postgres.
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely'
+import { Kysely, sql, type CompiledQuery } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { isNetworkFailure } from './driver-errors.js'
+import { lastResult, TransactionPoolingDialect, withStatementTimeout } from './postgres-dialect.js'
 import { bigintToJson } from './normalise-row.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
@@ -69,19 +70,17 @@ async function * cursorRows (client: pg.PoolClient, query: CompiledQuery): Async
 }
 
 /**
- * One round trip: the counter, the table's identity (a dropped and recreated or renamed-away
- * table must not match an old token), and whether the trigger still fires. Named, so each
- * connection parses and plans it once: it runs for (nearly) every request.
+ * The counter, the table's identity (a dropped and recreated or renamed-away table must not
+ * match an old token), and whether the trigger still fires. It runs for (nearly) every request:
+ * one simple-protocol string with its time-out, so one round trip, and no prepared statement
+ * (a transaction pooler would send its next execution to a connection that never prepared it).
  */
-const CHANGE_TOKEN_QUERY = {
-  name: 'blog-read-api-change-token',
-  text: `SELECT c.version::text AS version, to_regclass('posts')::oid::text AS rel,
-      EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass('posts')
-        AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
-    FROM blog_read_api_changes c`
-}
+const CHANGE_TOKEN_QUERY = `SELECT c.version::text AS version, to_regclass('posts')::oid::text AS rel,
+    EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass('posts')
+      AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
+  FROM blog_read_api_changes c`
 
-const postgresSpec = (pool: pg.Pool): DialectSpec => ({
+const postgresSpec = (pool: pg.Pool, { statementTimeoutMs }: StoreLimits): DialectSpec => ({
   dialect: 'postgres',
   isUnavailable,
   async describeColumns (db) {
@@ -115,17 +114,19 @@ const postgresSpec = (pool: pg.Pool): DialectSpec => ({
     return rows[0]?.ok === true
   },
   async readChangeToken () {
-    const { rows: [row] } = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(CHANGE_TOKEN_QUERY)
+    const result = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(withStatementTimeout(statementTimeoutMs, CHANGE_TOKEN_QUERY))
+    const [row] = lastResult(result).rows
     if (row?.rel == null) throw new StoreUnavailableError('the postgres store has no posts table')
     return row.tracked ? `${row.rel}.${row.version}` : undefined
   },
   timestampParameter: (date) => date,
   streamRows: (query) => streamOnOwnConnection({
     acquire: async () => await pool.connect(),
-    liftStatementTimeout: async (client) => { await client.query('SET statement_timeout = 0') },
+    // The cursor lives in a transaction of its own (a transaction pooler keeps the server
+    // connection for it until COMMIT), and so does its lifted time-out: no session state.
+    liftStatementTimeout: async (client) => { await client.query('BEGIN; SET LOCAL statement_timeout = 0') },
     rows: (client) => cursorRows(client, query),
-    // Back to the pool's statement_timeout, a start-up parameter of the connection.
-    restoreStatementTimeout: async (client) => { await client.query('RESET statement_timeout') },
+    restoreStatementTimeout: async (client) => { await client.query('COMMIT') },
     release: (client, reusable) => client.release(!reusable)
   })
 })
@@ -159,7 +160,6 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
     max: limits.poolSize,
     connectionTimeoutMillis: limits.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    statement_timeout: limits.statementTimeoutMs,
     application_name: 'blog-read-api',
     types: typeParsers
   })
@@ -171,5 +171,6 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
   // unhandled, that crashed the post API under load (test/store/fault-under-load.test.ts). The
   // failing query is already a logged 503, and the pool drops the dead client on release.
   pool.on('connect', (client) => { client.on('error', () => {}) })
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), postgresSpec(pool))
+  const dialect = new TransactionPoolingDialect(pool, limits.statementTimeoutMs)
+  return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, limits))
 }

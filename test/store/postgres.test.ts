@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import pg from 'pg'
-import { postgresServer } from '../helpers/databases.js'
+import { openTestStore, postgresServer, type TestDatabase } from '../helpers/databases.js'
+import { testConfig } from '../helpers/config.js'
 import { freePort } from '../helpers/fake-upstream.js'
+import { startRoundTripCounter } from '../helpers/round-trip-counter.js'
 import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors, LIST_PATH, POST_PATH, silentServer, typeErrorFrom } from './store-errors.js'
@@ -61,6 +63,12 @@ describe('PostgreSQL store loss', { skip: postgresServer.skip }, () => {
   })
 })
 
+async function installChangeTracking (db: TestDatabase): Promise<void> {
+  const writer = await openTestStore(db.location, { writable: true })
+  await writer.migrate()
+  await writer.close()
+}
+
 describeStoreErrors('PostgreSQL', postgresServer, {
   outages: [
     { name: 'the posts table renamed away (42P01)', cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_away') } },
@@ -71,6 +79,13 @@ describeStoreErrors('PostgreSQL', postgresServer, {
       // A list lifts the time-out for its cursor: only the post is bounded.
       paths: [POST_PATH],
       cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_table; CREATE VIEW posts AS SELECT p.* FROM posts_table p, pg_sleep(5)') }
+    },
+    {
+      // The change-token read, before every answer, is bounded too (by SET LOCAL in its own string).
+      name: 'a statement time-out of the change-token read, its table locked by an editor (57014)',
+      settings: { DB_STATEMENT_TIMEOUT_MS: '200' },
+      prepare: installChangeTracking,
+      cause: async (db) => { await db.exec('BEGIN; LOCK TABLE blog_read_api_changes IN ACCESS EXCLUSIVE MODE') }
     },
     {
       name: 'connections terminated while the database refuses new ones (57P01, 55000)',
@@ -98,4 +113,31 @@ describeStoreErrors('PostgreSQL', postgresServer, {
     },
     typeErrorFrom(pg.Client.prototype, 'query')
   ]
+})
+
+describe('PostgreSQL round trips', { skip: postgresServer.skip }, () => {
+  test('the change-token read, before nearly every answer, is one round trip with its time-out; a slug read at most three', async (t) => {
+    const db = await postgresServer.create()
+    t.after(async () => { await db.drop() })
+    await installChangeTracking(db)
+    await db.exec("INSERT INTO posts (slug, title) VALUES ('first-post', 'First')")
+    const target = new URL((db.location as { url: string }).url)
+    const counter = await startRoundTripCounter({ host: target.hostname, port: Number(target.port) })
+    t.after(async () => { await counter.close() })
+    target.port = String(counter.port)
+    const store = await openTestStore({ dialect: 'postgres', url: target.href }, { config: testConfig({ DB_POOL_SIZE: '1' }) })
+    t.after(async () => { await store.close() })
+    await store.checkSchema()
+    await store.readChangeToken() // the connection is made
+
+    const perCall = async (read: () => Promise<unknown>): Promise<number> => {
+      counter.reset()
+      for (let i = 0; i < 20; i++) await read()
+      return counter.roundTrips() / 20
+    }
+    assert.equal(await perCall(async () => await store.readChangeToken()), 1)
+    // BEGIN with SET LOCAL, the parameterised SELECT, COMMIT (only when the token changed).
+    const slugRead = await perCall(async () => assert.equal((await store.findPostBySlug('first-post'))?.title, 'First'))
+    assert.ok(slugRead <= 3, `${slugRead} round trips per slug read`)
+  })
 })
