@@ -3,8 +3,19 @@
 // so nothing may live in the session. The statement time-out is therefore not a start-up
 // parameter (PgBouncer refuses it) nor a session SET, but `SET LOCAL` at the start of each
 // transaction; no query is a named prepared statement.
-import { CompiledQuery, PostgresDialect, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely'
-import type pg from 'pg'
+import { PostgresDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely'
+import pg from 'pg'
+
+/** How long a query may run on the server, and in all as its client sees it. */
+export interface QueryBounds {
+  statementTimeoutMs: number
+  /**
+   * The wait for a server connection plus the statement: a pooler queues a transaction until one
+   * of its server connections is free (PgBouncer for up to 120 s by default), where the
+   * server's time-out cannot reach it. Past this, the connection is closed and the query fails.
+   */
+  queryTimeoutMs: number
+}
 
 /**
  * `text` (no parameters) behind a statement time-out of its own, in one round trip: a simple-
@@ -16,9 +27,24 @@ export function withStatementTimeout (timeoutMs: number, text: string): string {
   return `SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}; ${text}`
 }
 
+/** A query with a client-side time-out: pg honours `query_timeout` per query, which @types/pg does not declare. */
+export function timedQuery (text: string, queryTimeoutMs: number, values?: unknown[]): pg.QueryConfig {
+  const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: queryTimeoutMs }
+  return config
+}
+
 /** The last statement's result of a query string run by `pg` (an array when it held several). */
 export function lastResult<R extends pg.QueryResultRow> (result: pg.QueryResult<R> | Array<pg.QueryResult<R>>): pg.QueryResult<R> {
   return Array.isArray(result) ? result[result.length - 1] as pg.QueryResult<R> : result
+}
+
+/**
+ * Whether a connection that failed a query may still be used: only after an error the server
+ * reported for that statement. After a client-side time-out (its query may still be running or
+ * queued), a lost connection or an error of ours, its state is unknown.
+ */
+export function isReusableAfter (err: unknown): boolean {
+  return err instanceof pg.DatabaseError && err.severity !== 'FATAL' && err.severity !== 'PANIC'
 }
 
 const COUNTED_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE'])
@@ -31,31 +57,40 @@ function toQueryResult<R> ({ command, rowCount, rows }: pg.QueryResult): QueryRe
 }
 
 class BoundedConnection implements DatabaseConnection {
-  readonly client: pg.PoolClient
+  readonly #client: pg.PoolClient
+  readonly #bounds: QueryBounds
   /** Inside a transaction the driver began (and bounded): queries run as they are. */
   inTransaction = false
-  /** Left in an unknown state (a ROLLBACK failed): closed on release rather than reused. */
+  /** Left in an unknown state: closed on release rather than reused. */
   broken = false
-  readonly #timeoutMs: number
 
-  constructor (client: pg.PoolClient, timeoutMs: number) {
-    this.client = client
-    this.#timeoutMs = timeoutMs
+  constructor (client: pg.PoolClient, bounds: QueryBounds) {
+    this.#client = client
+    this.#bounds = bounds
+  }
+
+  async run (text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return lastResult(await this.#client.query(timedQuery(text, this.#bounds.queryTimeoutMs, values)))
+    } catch (err) {
+      if (!isReusableAfter(err)) this.broken = true
+      throw err
+    }
   }
 
   async executeQuery<R> ({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.inTransaction) return toQueryResult(await this.client.query(sql, [...parameters]))
+    if (this.inTransaction) return toQueryResult(await this.run(sql, [...parameters]))
     // Without parameters, the query joins the SET LOCAL in one string: one round trip.
-    if (parameters.length === 0) return toQueryResult(lastResult(await this.client.query(withStatementTimeout(this.#timeoutMs, sql))))
+    if (parameters.length === 0) return toQueryResult(await this.run(withStatementTimeout(this.#bounds.statementTimeoutMs, sql)))
     // A parameterised query needs the extended protocol, one statement per message: it runs in a
     // transaction of its own, begun and bounded in one round trip, and committed in another.
-    await this.client.query(withStatementTimeout(this.#timeoutMs, 'BEGIN'))
+    await this.run(withStatementTimeout(this.#bounds.statementTimeoutMs, 'BEGIN'))
     try {
-      const result = await this.client.query(sql, [...parameters])
-      await this.client.query('COMMIT')
+      const result = await this.run(sql, [...parameters])
+      await this.run('COMMIT')
       return toQueryResult(result)
     } catch (err) {
-      await this.client.query('ROLLBACK').catch(() => { this.broken = true })
+      if (!this.broken) await this.run('ROLLBACK').catch(() => { this.broken = true })
       throw err
     }
   }
@@ -64,41 +99,45 @@ class BoundedConnection implements DatabaseConnection {
   async * streamQuery<R> (): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streamQuery is not used: the PostgreSQL store streams with its own cursor')
   }
+
+  release (): void {
+    this.#client.release(this.broken || this.inTransaction ? new Error('closed in an unknown state') : undefined)
+  }
 }
 
 class BoundedDriver implements Driver {
   readonly #pool: pg.Pool
-  readonly #timeoutMs: number
+  readonly #bounds: QueryBounds
 
-  constructor (pool: pg.Pool, timeoutMs: number) {
+  constructor (pool: pg.Pool, bounds: QueryBounds) {
     this.#pool = pool
-    this.#timeoutMs = timeoutMs
+    this.#bounds = bounds
   }
 
   async init (): Promise<void> {}
 
   async acquireConnection (): Promise<BoundedConnection> {
-    return new BoundedConnection(await this.#pool.connect(), this.#timeoutMs)
+    return new BoundedConnection(await this.#pool.connect(), this.#bounds)
   }
 
   async beginTransaction (connection: BoundedConnection, { isolationLevel, accessMode }: TransactionSettings): Promise<void> {
     const begin = ['BEGIN', isolationLevel === undefined ? '' : `ISOLATION LEVEL ${isolationLevel}`, accessMode ?? ''].filter((s) => s !== '').join(' ')
-    await connection.client.query(withStatementTimeout(this.#timeoutMs, begin))
+    await connection.run(withStatementTimeout(this.#bounds.statementTimeoutMs, begin))
     connection.inTransaction = true
   }
 
   async commitTransaction (connection: BoundedConnection): Promise<void> {
+    await connection.run('COMMIT')
     connection.inTransaction = false
-    await connection.client.query('COMMIT')
   }
 
   async rollbackTransaction (connection: BoundedConnection): Promise<void> {
+    await connection.run('ROLLBACK')
     connection.inTransaction = false
-    await connection.client.query('ROLLBACK')
   }
 
   async releaseConnection (connection: BoundedConnection): Promise<void> {
-    connection.client.release(connection.broken || connection.inTransaction ? new Error('left in an unknown transaction state') : undefined)
+    connection.release()
   }
 
   async destroy (): Promise<void> {
@@ -106,18 +145,18 @@ class BoundedDriver implements Driver {
   }
 }
 
-/** Kysely's PostgreSQL dialect over `pool`, each transaction bounded by `statementTimeoutMs`. */
+/** Kysely's PostgreSQL dialect over `pool`, each query or transaction within `bounds`. */
 export class TransactionPoolingDialect extends PostgresDialect {
   readonly #pool: pg.Pool
-  readonly #timeoutMs: number
+  readonly #bounds: QueryBounds
 
-  constructor (pool: pg.Pool, statementTimeoutMs: number) {
+  constructor (pool: pg.Pool, bounds: QueryBounds) {
     super({ pool })
     this.#pool = pool
-    this.#timeoutMs = statementTimeoutMs
+    this.#bounds = bounds
   }
 
   override createDriver (): Driver {
-    return new BoundedDriver(this.#pool, this.#timeoutMs)
+    return new BoundedDriver(this.#pool, this.#bounds)
   }
 }

@@ -4,7 +4,7 @@ import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { isNetworkFailure } from './driver-errors.js'
-import { lastResult, TransactionPoolingDialect, withStatementTimeout } from './postgres-dialect.js'
+import { lastResult, timedQuery, TransactionPoolingDialect, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
 import { bigintToJson } from './normalise-row.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
@@ -46,8 +46,11 @@ const OUTAGE_CLASSES = new Set(['08', '53', '57', '58'])
  * accepting connections (55000), the credentials refused (28000, 28P01).
  */
 const OUTAGE_STATES = new Set(['42P01', '42703', '3D000', '55000', '28000', '28P01'])
-/** node-postgres's own errors for a connection that died, or none within connectionTimeoutMillis. */
-const LOST_CONNECTION = /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|timeout expired)/
+/**
+ * node-postgres's own errors for a connection that died, none within connectionTimeoutMillis,
+ * or no answer within a query's query_timeout (QueryBounds).
+ */
+const LOST_CONNECTION = /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|timeout expired|Query read timeout)/
 
 function isUnavailable (err: Error): boolean {
   if (err instanceof pg.DatabaseError) {
@@ -80,7 +83,7 @@ const CHANGE_TOKEN_QUERY = `SELECT c.version::text AS version, to_regclass('post
       AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
   FROM blog_read_api_changes c`
 
-const postgresSpec = (pool: pg.Pool, { statementTimeoutMs }: StoreLimits): DialectSpec => ({
+const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs }: QueryBounds): DialectSpec => ({
   dialect: 'postgres',
   isUnavailable,
   async describeColumns (db) {
@@ -114,7 +117,8 @@ const postgresSpec = (pool: pg.Pool, { statementTimeoutMs }: StoreLimits): Diale
     return rows[0]?.ok === true
   },
   async readChangeToken () {
-    const result = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(withStatementTimeout(statementTimeoutMs, CHANGE_TOKEN_QUERY))
+    // The pool closes a connection that failed a query, rather than reuse it.
+    const result = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(timedQuery(withStatementTimeout(statementTimeoutMs, CHANGE_TOKEN_QUERY), queryTimeoutMs))
     const [row] = lastResult(result).rows
     if (row?.rel == null) throw new StoreUnavailableError('the postgres store has no posts table')
     return row.tracked ? `${row.rel}.${row.version}` : undefined
@@ -124,7 +128,8 @@ const postgresSpec = (pool: pg.Pool, { statementTimeoutMs }: StoreLimits): Diale
     acquire: async () => await pool.connect(),
     // The cursor lives in a transaction of its own (a transaction pooler keeps the server
     // connection for it until COMMIT), and so does its lifted time-out: no session state.
-    liftStatementTimeout: async (client) => { await client.query('BEGIN; SET LOCAL statement_timeout = 0') },
+    // Only its start is bounded here (the wait for a server connection, in a pooler's queue).
+    liftStatementTimeout: async (client) => { await client.query(timedQuery('BEGIN; SET LOCAL statement_timeout = 0', queryTimeoutMs)) },
     rows: (client) => cursorRows(client, query),
     restoreStatementTimeout: async (client) => { await client.query('COMMIT') },
     release: (client, reusable) => client.release(!reusable)
@@ -171,6 +176,7 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
   // unhandled, that crashed the post API under load (test/store/fault-under-load.test.ts). The
   // failing query is already a logged 503, and the pool drops the dead client on release.
   pool.on('connect', (client) => { client.on('error', () => {}) })
-  const dialect = new TransactionPoolingDialect(pool, limits.statementTimeoutMs)
-  return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, limits))
+  const bounds: QueryBounds = { statementTimeoutMs: limits.statementTimeoutMs, queryTimeoutMs: limits.connectTimeoutMs + limits.statementTimeoutMs }
+  const dialect = new TransactionPoolingDialect(pool, bounds)
+  return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, bounds))
 }

@@ -1,100 +1,20 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import pg from 'pg'
-import { openTestStore, postgresServer, type TestDatabase } from '../helpers/databases.js'
+import { openTestStore, postgresServer } from '../helpers/databases.js'
 import { testConfig } from '../helpers/config.js'
 import { freePort } from '../helpers/fake-upstream.js'
 import { startRoundTripCounter } from '../helpers/round-trip-counter.js'
-import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
+import { describePostgresLoss, installChangeTracking, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
 import { describeStoreContract } from './store-contract.js'
-import { describeStoreErrors, LIST_PATH, POST_PATH, silentServer, typeErrorFrom } from './store-errors.js'
+import { describeStoreErrors, silentServer } from './store-errors.js'
 
-describeStoreContract('PostgreSQL', postgresServer, {
-  normalisationTable: [
-    `CREATE TABLE posts (id bigint PRIMARY KEY, slug text NOT NULL UNIQUE, title text,
-      published_at timestamp(3), edited_at timestamptz, day date, is_draft boolean, meta jsonb, raw_meta json,
-      note text, views bigint, score numeric(5,2), rating real, cover bytea, labels text[])`,
-    `INSERT INTO posts VALUES (9007199254740993, 'first-post', 'First', '2024-01-02 03:04:05.678',
-      '2024-01-02 05:04:05+02', '2024-01-02', true, '{"a":[1,2],"b":null}', '[1,"x"]', NULL, 42, 12.50, 1.5,
-      '\\xdeadbeef', '{x,y}')`,
-    "INSERT INTO posts (id, slug, is_draft) VALUES (2, 'second-post', false)"
-  ],
-  expectedFirstPost: {
-    id: '9007199254740993',
-    slug: 'first-post',
-    title: 'First',
-    published_at: '2024-01-02T03:04:05.678Z', // timestamp without zone, read as UTC
-    edited_at: '2024-01-02T03:04:05.000Z',
-    day: '2024-01-02',
-    is_draft: true,
-    meta: { a: [1, 2], b: null },
-    raw_meta: [1, 'x'],
-    note: null,
-    views: 42,
-    score: '12.50',
-    rating: 1.5,
-    labels: ['x', 'y']
-  },
-  timestamp: (iso) => `'${iso}'`
-})
+describeStoreContract('PostgreSQL', postgresServer, POSTGRES_FIXTURE)
 
-describe('PostgreSQL store loss', { skip: postgresServer.skip }, () => {
-  test('terminated connections and a database refusing connections give 503, then recovery without restart', async () => {
-    const db = await postgresServer.create()
-    const tiers = await startOverOneFreshPost(db)
-    const terminate = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db.name}' AND application_name = 'blog-read-api'`
-    try {
-      assert.deepEqual(await answersDuringLoss(tiers, 1), [200, 200])
-      assert.ok((await db.admin(terminate)).length > 0, 'the service had connections to terminate')
-      await answersDuringLoss(tiers, 5) // each 200 (reconnected) or 503, never 500
-
-      await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`)
-      await db.admin(terminate)
-      const statuses = await answersDuringLoss(tiers, 3)
-      assert.deepEqual(statuses, [503, 503, 503, 503, 503, 503])
-
-      await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`)
-      await recovers(tiers)
-    } finally {
-      await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`)
-      await tiers.close()
-      await db.drop()
-    }
-  })
-})
-
-async function installChangeTracking (db: TestDatabase): Promise<void> {
-  const writer = await openTestStore(db.location, { writable: true })
-  await writer.migrate()
-  await writer.close()
-}
+describePostgresLoss('PostgreSQL', postgresServer)
 
 describeStoreErrors('PostgreSQL', postgresServer, {
   outages: [
-    { name: 'the posts table renamed away (42P01)', cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_away') } },
-    { name: 'the column the list is ordered by dropped (42703)', paths: [LIST_PATH], cause: async (db) => { await db.exec('ALTER TABLE posts DROP COLUMN published_at') } },
-    {
-      name: 'a statement time-out (57014)',
-      settings: { DB_STATEMENT_TIMEOUT_MS: '200' },
-      // A list lifts the time-out for its cursor: only the post is bounded.
-      paths: [POST_PATH],
-      cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_table; CREATE VIEW posts AS SELECT p.* FROM posts_table p, pg_sleep(5)') }
-    },
-    {
-      // The change-token read, before every answer, is bounded too (by SET LOCAL in its own string).
-      name: 'a statement time-out of the change-token read, its table locked by an editor (57014)',
-      settings: { DB_STATEMENT_TIMEOUT_MS: '200' },
-      prepare: installChangeTracking,
-      cause: async (db) => { await db.exec('BEGIN; LOCK TABLE blog_read_api_changes IN ACCESS EXCLUSIVE MODE') }
-    },
-    {
-      name: 'connections terminated while the database refuses new ones (57P01, 55000)',
-      cause: async (db) => {
-        await db.admin(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`)
-        const terminated = await db.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db.name}' AND application_name = 'blog-read-api'`)
-        assert.ok(terminated.length > 0, 'the store had a connection to terminate')
-      }
-    },
+    ...POSTGRES_FAULTS.outages,
     { name: 'connection refused', location: async () => ({ dialect: 'postgres', url: `postgres://postgres@127.0.0.1:${await freePort()}/blog` }), cause: async () => {} },
     {
       name: 'no connection within DB_CONNECT_TIMEOUT_MS',
@@ -103,16 +23,7 @@ describeStoreErrors('PostgreSQL', postgresServer, {
       cause: async () => {}
     }
   ],
-  defects: [
-    {
-      name: 'an unexpected PostgreSQL error (division by zero in a view)',
-      logged: /division by zero/,
-      cause: async (db) => {
-        await db.exec('ALTER TABLE posts RENAME TO posts_table; CREATE VIEW posts AS SELECT p.*, 1 / (p.id - p.id) AS broken FROM posts_table p')
-      }
-    },
-    typeErrorFrom(pg.Client.prototype, 'query')
-  ]
+  defects: POSTGRES_FAULTS.defects
 })
 
 describe('PostgreSQL round trips', { skip: postgresServer.skip }, () => {

@@ -1,0 +1,114 @@
+// Server programs a test starts and stops itself (PgBouncer, a PostgreSQL replica), with their
+// files in a temporary folder. PostgreSQL and PgBouncer refuse to run as root: under root (CI),
+// they run as the `postgres` system user, which owns that folder.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { accessSync, chownSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/** Why a suite that needs programs outside Node cannot run: it fails in CI, and skips, saying so, elsewhere. */
+export function missing (what: string): string | false {
+  if (process.env.CI === 'true') return false
+  return `${what}: this suite was SKIPPED (see README, "Tests")`
+}
+
+/** The first of `candidates` that exists and is executable. */
+export function findExecutable (candidates: string[]): string | undefined {
+  return candidates.find((path) => {
+    try {
+      accessSync(path, constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
+interface Account { uid: number, gid: number }
+
+/** Under root, the `postgres` user's ids; otherwise undefined (run as ourselves). */
+function serverAccount (): Account | undefined {
+  if (process.getuid?.() !== 0) return undefined
+  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))
+  const [, , uid, gid] = line?.split(':') ?? []
+  if (uid === undefined || gid === undefined) throw new Error('running as root, and there is no `postgres` user to run the servers as')
+  return { uid: Number(uid), gid: Number(gid) }
+}
+
+/** A fresh temporary folder the servers may write to; removed by `remove`. */
+export function serverFolder (prefix: string): { path: string, remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix))
+  const account = serverAccount()
+  if (account !== undefined) chownSync(path, account.uid, account.gid)
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
+}
+
+export interface ServerProcess {
+  /** Everything it wrote to stdout and stderr so far. */
+  output: () => string
+  /** Stops it with `signal`, then SIGKILL if it has not exited within 10 s. */
+  stop: () => Promise<void>
+}
+
+/**
+ * Starts `command` as the server account and resolves once `ready` does (polled every 100 ms,
+ * for at most `withinMs`); rejects with its output when it exits first or never gets ready.
+ */
+export async function startServer (command: string, args: string[], { stopSignal, ready, withinMs = 20_000 }: {
+  stopSignal: NodeJS.Signals
+  ready: () => Promise<boolean>
+  withinMs?: number
+}): Promise<ServerProcess> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...serverAccount() })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  let alive = true
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => { alive = false; resolve() })
+    child.once('error', (err) => { output += String(err); alive = false; resolve() })
+  })
+  // If the test process dies first, the server must not outlive it.
+  const killOnExit = (): void => { child.kill('SIGKILL') }
+  process.once('exit', killOnExit)
+  const server: ServerProcess = {
+    output: () => output,
+    stop: async () => {
+      process.off('exit', killOnExit)
+      await stopChild(child, exited, stopSignal)
+    }
+  }
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    if (await ready().catch(() => false)) return server
+    if (!alive || Date.now() > deadline) {
+      await server.stop()
+      throw new Error(`${command} ${alive ? `was not ready within ${withinMs} ms` : 'exited'}:\n${output}`)
+    }
+    await sleep(100)
+  }
+}
+
+async function stopChild (child: ChildProcess, exited: Promise<void>, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill(signal)
+  const killed = await Promise.race([exited.then(() => false), sleep(10_000).then(() => true)])
+  if (killed) {
+    child.kill('SIGKILL')
+    await exited
+  }
+}
+
+/** Runs `command` to completion as the server account; rejects with its output when it fails. */
+export async function runAsServer (command: string, args: string[]): Promise<void> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...serverAccount() })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', resolve)
+  })
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output}`)
+}
