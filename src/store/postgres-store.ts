@@ -43,9 +43,11 @@ const typeParsers = {
 const OUTAGE_CLASSES = new Set(['08', '53', '57', '58'])
 /**
  * And single states: the table or a column gone (42P01, 42703), the database gone (3D000) or not
- * accepting connections (55000), the credentials refused (28000, 28P01).
+ * accepting connections (55000), the credentials refused (28000, 28P01), and a read cancelled on a
+ * hot standby because replay needed what it was reading (40001: our reads are never serializable
+ * transactions, so this is the only way they meet it; a retry succeeds).
  */
-const OUTAGE_STATES = new Set(['42P01', '42703', '3D000', '55000', '28000', '28P01'])
+const OUTAGE_STATES = new Set(['42P01', '42703', '3D000', '55000', '28000', '28P01', '40001'])
 /**
  * node-postgres's own errors for a connection that died, none within connectionTimeoutMillis,
  * or no answer within a query's query_timeout (QueryBounds).

@@ -100,9 +100,9 @@ async function stopChild (child: ChildProcess, exited: Promise<void>, signal: No
   }
 }
 
-/** Runs `command` to completion as the server account; rejects with its output when it fails. */
-export async function runAsServer (command: string, args: string[]): Promise<void> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...serverAccount() })
+/** Runs `command` to completion as the server account, with `env` added; rejects with its output when it fails. */
+export async function runAsServer (command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, ...serverAccount() })
   let output = ''
   child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString() })
