@@ -74,6 +74,11 @@ export interface StoreLimits {
   connectTimeoutMs: number
   /** Longest statement, enforced by the server. */
   statementTimeoutMs: number
+  /**
+   * PostgreSQL: the connection is a session of its own (no transaction pooler in between), so the
+   * change-token query may be prepared once per connection and the time-out set at connect time.
+   */
+  preparedStatements: boolean
 }
 
 /** What both tiers' HTTP servers take from the settings (http-base). */
@@ -123,6 +128,7 @@ export const SETTINGS = {
   DB_POOL_SIZE: { default: '10', help: 'post API: PostgreSQL/MySQL connections' },
   DB_CONNECT_TIMEOUT_MS: { default: '3000', help: 'post API: wait for a store connection (then 503)' },
   DB_STATEMENT_TIMEOUT_MS: { default: '5000', help: 'post API: longest store statement (then 503)' },
+  DB_PREPARED_STATEMENTS: { default: 'off', help: "post API, PostgreSQL: 'on' prepares the change-token query once per connection and sets the statement time-out at connect time (less server work per answer); only on a direct connection, never behind a transaction pooler such as PgBouncer" },
   LOG_LEVEL: { default: 'info', help: 'pino level: fatal, error, warn, info, debug, trace or silent' },
   SLUG_PATTERN: { default: DEFAULT_SLUG_PATTERN.source, help: `regular expression a slug must match (anchored; at most ${SLUG_MAX_LENGTH} characters)` },
   CACHE_CONTROL: { default: 'no-cache', help: 'Cache-Control of successful answers (no-cache: caches must revalidate, cheaply, with the ETag)' },
@@ -174,7 +180,8 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
     storeLimits: {
       poolSize: read('DB_POOL_SIZE', count(1, 1000)),
       connectTimeoutMs: read('DB_CONNECT_TIMEOUT_MS', milliseconds(1)),
-      statementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', milliseconds(1))
+      statementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', milliseconds(1)),
+      preparedStatements: read('DB_PREPARED_STATEMENTS', z.enum(['on', 'off'], { error: "expected 'on' or 'off'" })) === 'on'
     },
     upstreamHealth: {
       ejectFailures: read('UPSTREAM_EJECT_FAILURES', count(0, 1000)),

@@ -15,7 +15,13 @@ test('defaults', () => {
   assert.equal(config.cacheMaxBytes, 64 * 1024 * 1024)
   assert.equal(config.apiUrls, undefined)
   assert.deepEqual(config.upstreamHealth, { ejectFailures: 3, probeIntervalMs: 250 })
+  assert.deepEqual(config.storeLimits, { poolSize: 10, connectTimeoutMs: 3000, statementTimeoutMs: 5000, preparedStatements: false })
   assert.ok(Object.isFrozen(config))
+})
+
+test('DB_PREPARED_STATEMENTS is on or off', () => {
+  assert.equal(loadConfig({ DB_PREPARED_STATEMENTS: 'on' }).storeLimits.preparedStatements, true)
+  assert.throws(() => loadConfig({ DB_PREPARED_STATEMENTS: 'yes' }), (err: unknown) => err instanceof ConfigError && err.setting === 'DB_PREPARED_STATEMENTS')
 })
 
 test('flags override environment variables', () => {

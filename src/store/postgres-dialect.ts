@@ -2,13 +2,16 @@
 // mode, with its default settings): a pooler hands each transaction to any server connection,
 // so nothing may live in the session. The statement time-out is therefore not a start-up
 // parameter (PgBouncer refuses it) nor a session SET, but `SET LOCAL` at the start of each
-// transaction; no query is a named prepared statement.
+// transaction; no query is a named prepared statement. Unless the connection is a session of
+// its own (DB_PREPARED_STATEMENTS=on): then the time-out is the session's, and queries run as they are.
 import { PostgresDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely'
 import pg from 'pg'
 
 /** How long a query may run on the server, and in all as its client sees it. */
 export interface QueryBounds {
   statementTimeoutMs: number
+  /** The session already has the statement time-out (a start-up parameter): no SET LOCAL needed. */
+  sessionTimeout: boolean
   /**
    * The wait for a server connection plus the statement: a pooler queues a transaction until one
    * of its server connections is free (PgBouncer for up to 120 s by default), where the
@@ -79,7 +82,7 @@ class BoundedConnection implements DatabaseConnection {
   }
 
   async executeQuery<R> ({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.inTransaction) return toQueryResult(await this.run(sql, [...parameters]))
+    if (this.inTransaction || this.#bounds.sessionTimeout) return toQueryResult(await this.run(sql, [...parameters]))
     // Without parameters, the query joins the SET LOCAL in one string: one round trip.
     if (parameters.length === 0) return toQueryResult(await this.run(withStatementTimeout(this.#bounds.statementTimeoutMs, sql)))
     // A parameterised query needs the extended protocol, one statement per message: it runs in a
@@ -122,7 +125,7 @@ class BoundedDriver implements Driver {
 
   async beginTransaction (connection: BoundedConnection, { isolationLevel, accessMode }: TransactionSettings): Promise<void> {
     const begin = ['BEGIN', isolationLevel === undefined ? '' : `ISOLATION LEVEL ${isolationLevel}`, accessMode ?? ''].filter((s) => s !== '').join(' ')
-    await connection.run(withStatementTimeout(this.#bounds.statementTimeoutMs, begin))
+    await connection.run(this.#bounds.sessionTimeout ? begin : withStatementTimeout(this.#bounds.statementTimeoutMs, begin))
     connection.inTransaction = true
   }
 

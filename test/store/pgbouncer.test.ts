@@ -6,6 +6,7 @@ import { after, describe, test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { SettingName } from '../../src/config.js'
+import { StoreUnavailableError } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
 import { openTestStore, postgresServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
@@ -111,6 +112,16 @@ describe('PostgreSQL through PgBouncer, its pool shared', { skip }, () => {
     const servers = (await bouncer.admin('SHOW SERVERS')).filter((s) => s.database === db.name)
     assert.ok(servers.length <= 2, `${servers.length} server connections`)
     assert.ok(clients > 2, `the service's connections (${clients}) shared PgBouncer's two server connections`)
+  })
+
+  test('DB_PREPARED_STATEMENTS=on, meant for direct connections, fails at start-up: PgBouncer refuses its start-up parameter', async (t) => {
+    const db = await throughPgbouncer.create()
+    t.after(async () => { await db.drop() })
+    await installChangeTracking(db)
+    const store = await openTestStore(db.location, { config: testConfig({ DB_PREPARED_STATEMENTS: 'on' }) })
+    t.after(async () => { await store.close() })
+    await assert.rejects(store.checkSchema(), (err: unknown) => err instanceof StoreUnavailableError &&
+      err.cause instanceof Error && /unsupported startup parameter: statement_timeout/.test(err.cause.message))
   })
 
   test("every server connection taken: 503 within the service's bound (connect + statement time-outs), then 200", async (t) => {

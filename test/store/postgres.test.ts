@@ -12,6 +12,13 @@ describeStoreContract('PostgreSQL', postgresServer, POSTGRES_FIXTURE)
 
 describePostgresLoss('PostgreSQL', postgresServer)
 
+// A direct connection may prepare the change-token query and keep the time-out in the session.
+const PREPARED = { DB_PREPARED_STATEMENTS: 'on' } as const
+
+describeStoreContract('PostgreSQL with DB_PREPARED_STATEMENTS=on', postgresServer, POSTGRES_FIXTURE, PREPARED)
+
+describeStoreErrors('PostgreSQL with DB_PREPARED_STATEMENTS=on', postgresServer, POSTGRES_FAULTS, PREPARED)
+
 describeStoreErrors('PostgreSQL', postgresServer, {
   outages: [
     ...POSTGRES_FAULTS.outages,
@@ -27,28 +34,38 @@ describeStoreErrors('PostgreSQL', postgresServer, {
 })
 
 describe('PostgreSQL round trips', { skip: postgresServer.skip }, () => {
-  test('the change-token read, before nearly every answer, is one round trip with its time-out; a slug read at most three', async (t) => {
-    const db = await postgresServer.create()
-    t.after(async () => { await db.drop() })
-    await installChangeTracking(db)
-    await db.exec("INSERT INTO posts (slug, title) VALUES ('first-post', 'First')")
-    const target = new URL((db.location as { url: string }).url)
-    const counter = await startRoundTripCounter({ host: target.hostname, port: Number(target.port) })
-    t.after(async () => { await counter.close() })
-    target.port = String(counter.port)
-    const store = await openTestStore({ dialect: 'postgres', url: target.href }, { config: testConfig({ DB_POOL_SIZE: '1' }) })
-    t.after(async () => { await store.close() })
-    await store.checkSchema()
-    await store.readChangeToken() // the connection is made
+  const cases = [
+    // The change-token read, before nearly every answer, is one string with its SET LOCAL; a
+    // post (read only when the token changed) is BEGIN with SET LOCAL, the SELECT, COMMIT.
+    { settings: {}, changeToken: 1, post: 3, prepared: false },
+    // Prepared once per connection, with the time-out in the session: one round trip each, and
+    // the change-token query's text (some 300 bytes) is no longer sent.
+    { settings: PREPARED, changeToken: 1, post: 1, prepared: true }
+  ]
+  for (const { settings, changeToken, post, prepared } of cases) {
+    test(`${JSON.stringify(settings)}: a change-token read is ${changeToken} round trip, a post read ${post}`, async (t) => {
+      const db = await postgresServer.create()
+      t.after(async () => { await db.drop() })
+      await installChangeTracking(db)
+      await db.exec("INSERT INTO posts (slug, title) VALUES ('first-post', 'First')")
+      const target = new URL((db.location as { url: string }).url)
+      const counter = await startRoundTripCounter({ host: target.hostname, port: Number(target.port) })
+      t.after(async () => { await counter.close() })
+      target.port = String(counter.port)
+      const store = await openTestStore({ dialect: 'postgres', url: target.href }, { config: testConfig({ ...settings, DB_POOL_SIZE: '1' }) })
+      t.after(async () => { await store.close() })
+      await store.checkSchema()
+      await store.readChangeToken() // connected, and prepared where it is
 
-    const perCall = async (read: () => Promise<unknown>): Promise<number> => {
-      counter.reset()
-      for (let i = 0; i < 20; i++) await read()
-      return counter.roundTrips() / 20
-    }
-    assert.equal(await perCall(async () => await store.readChangeToken()), 1)
-    // BEGIN with SET LOCAL, the parameterised SELECT, COMMIT (only when the token changed).
-    const slugRead = await perCall(async () => assert.equal((await store.findPostBySlug('first-post'))?.title, 'First'))
-    assert.ok(slugRead <= 3, `${slugRead} round trips per slug read`)
-  })
+      const perCall = async (read: () => Promise<unknown>): Promise<number> => {
+        counter.reset()
+        for (let i = 0; i < 20; i++) await read()
+        return counter.roundTrips() / 20
+      }
+      assert.equal(await perCall(async () => assert.match(String(await store.readChangeToken()), /^\d+\.\d+$/)), changeToken)
+      const bytes = counter.clientBytes() / 20
+      assert.ok(prepared ? bytes < 100 : bytes > 250, `${bytes} bytes sent per change-token read`)
+      assert.equal(await perCall(async () => assert.equal((await store.findPostBySlug('first-post'))?.title, 'First')), post)
+    })
+  }
 })

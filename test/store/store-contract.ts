@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import fc from 'fast-check'
+import type { SettingName } from '../../src/config.js'
 import { isLookupableSlug } from '../../src/slug.js'
 import { StoreSchemaError, type Post, type PostStore } from '../../src/store/store.js'
+import { testConfig } from '../helpers/config.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -24,7 +26,10 @@ export interface StoreFixture {
 /** Fuzzed upstream lookups per store (issue 4: a few hundred). */
 const SLUG_FUZZ_RUNS = 400
 
-export function describeStoreContract (name: string, server: TestServer, fixture: StoreFixture): void {
+/** `settings`: what every store of the suite is opened with, over the settings table's defaults. */
+export function describeStoreContract (name: string, server: TestServer, fixture: StoreFixture, settings: Partial<Record<SettingName, string>> = {}): void {
+  const config = testConfig(settings)
+
   describe(`${name} store contract`, { skip: server.skip }, () => {
     let db: TestDatabase
 
@@ -33,14 +38,14 @@ export function describeStoreContract (name: string, server: TestServer, fixture
     beforeEach(async () => { await db.exec('DROP TABLE IF EXISTS posts') })
 
     async function migratedStore (): Promise<PostStore> {
-      const writer = await openTestStore(db.location, { writable: true })
+      const writer = await openTestStore(db.location, { writable: true, config })
       await writer.migrate()
       await writer.close()
       return await servingStore()
     }
 
     async function servingStore (): Promise<PostStore> {
-      const store = await openTestStore(db.location)
+      const store = await openTestStore(db.location, { config })
       await store.checkSchema()
       return store
     }
@@ -207,7 +212,7 @@ export function describeStoreContract (name: string, server: TestServer, fixture
     })
 
     test('migrate is idempotent and seed inserts the sample posts once', async () => {
-      const writer = await openTestStore(db.location, { writable: true })
+      const writer = await openTestStore(db.location, { writable: true, config })
       try {
         await writer.migrate()
         await writer.migrate()
@@ -225,11 +230,11 @@ export function describeStoreContract (name: string, server: TestServer, fixture
     })
 
     test('a database without a posts table, or a posts table without slug, is refused', async () => {
-      const missing = await openTestStore(db.location)
+      const missing = await openTestStore(db.location, { config })
       await assert.rejects(missing.checkSchema(), (err: unknown) => err instanceof StoreSchemaError && /no `posts` table/.test(err.message))
       await missing.close()
       await db.exec('CREATE TABLE posts (id INTEGER, title VARCHAR(20))')
-      const noSlug = await openTestStore(db.location)
+      const noSlug = await openTestStore(db.location, { config })
       await assert.rejects(noSlug.checkSchema(), (err: unknown) => err instanceof StoreSchemaError && /no `slug` column/.test(err.message))
       await noSlug.close()
     })

@@ -17,10 +17,12 @@ import { assertProblem } from '../helpers/problem.js'
 export const POST_PATH = '/api/post/first-post'
 export const LIST_PATH = '/api/posts'
 
+type Settings = Partial<Record<SettingName, string>>
+
 export interface StoreFault {
   name: string
   /** Settings the serving store is opened with (e.g. a short statement time-out). */
-  settings?: Partial<Record<SettingName, string>>
+  settings?: Settings
   /** Where the serving store points instead of the test database (a server that is not there). */
   location?: (t: TestContext) => Promise<StoreLocation>
   /** Runs before the serving store opens. */
@@ -47,12 +49,12 @@ const ERROR = 50
  * A plain table, valid SQL on every store (no change tracking: PostgreSQL's would answer for a
  * missing table before the driver is asked), holding `first-post`; then the serving store.
  */
-async function serveFirstPost (db: TestDatabase, fault: StoreFault, t: TestContext): Promise<PostStore> {
+async function serveFirstPost (db: TestDatabase, fault: StoreFault, settings: Settings, t: TestContext): Promise<PostStore> {
   await db.exec('CREATE TABLE posts (id INTEGER PRIMARY KEY, slug VARCHAR(200) NOT NULL UNIQUE, title VARCHAR(200), published_at VARCHAR(30))')
   await db.exec("INSERT INTO posts (id, slug, title, published_at) VALUES (1, 'first-post', 'First', '2024-01-01T00:00:00.000Z')")
   await fault.prepare?.(db)
   const location = fault.location === undefined ? db.location : await fault.location(t)
-  const store = await openTestStore(location, { config: testConfig(fault.settings) })
+  const store = await openTestStore(location, { config: testConfig({ ...settings, ...fault.settings }) })
   if (fault.location === undefined) await store.checkSchema()
   return store
 }
@@ -73,13 +75,13 @@ export async function silentServer (t: TestContext): Promise<number> {
 }
 
 /** Runs `fault` and asks for each of its paths, through a post API logging to a sink. */
-async function answersUnder (server: TestServer, fault: StoreFault, t: TestContext): Promise<{ answers: Array<[string, TestResponse]>, entries: LogLine[] }> {
+async function answersUnder (server: TestServer, fault: StoreFault, settings: Settings, t: TestContext): Promise<{ answers: Array<[string, TestResponse]>, entries: LogLine[] }> {
   const db = await server.create()
   const { logger, lines: entries } = logSink('warn')
   const config = testConfig()
   let store: PostStore | undefined
   try {
-    store = await serveFirstPost(db, fault, t)
+    store = await serveFirstPost(db, fault, settings, t)
     const app = buildPostsApp({
       store,
       logger,
@@ -104,11 +106,12 @@ async function answersUnder (server: TestServer, fault: StoreFault, t: TestConte
   }
 }
 
-export function describeStoreErrors (name: string, server: TestServer, faults: StoreFaults): void {
+/** `settings`: what every serving store is opened with, under each fault's own. */
+export function describeStoreErrors (name: string, server: TestServer, faults: StoreFaults, settings: Settings = {}): void {
   describe(`${name} store errors`, { skip: server.skip }, () => {
     for (const fault of faults.outages) {
       test(`${fault.name}: 503 store-unavailable with Retry-After, logged at warn`, { timeout: 20_000 }, async (t) => {
-        const { answers, entries } = await answersUnder(server, fault, t)
+        const { answers, entries } = await answersUnder(server, fault, settings, t)
         for (const [path, response] of answers) {
           assertProblem(response, 'store-unavailable')
           assert.match(String(response.headers['retry-after']), /^[1-5]$/, path)
@@ -120,7 +123,7 @@ export function describeStoreErrors (name: string, server: TestServer, faults: S
     }
     for (const fault of faults.defects) {
       test(`${fault.name}: 500 internal, logged at error with its stack`, { timeout: 20_000 }, async (t) => {
-        const { answers, entries } = await answersUnder(server, fault, t)
+        const { answers, entries } = await answersUnder(server, fault, settings, t)
         for (const [, response] of answers) assertProblem(response, 'internal')
         const errors = entries.filter((e) => e.level === ERROR)
         assert.equal(errors.length, answers.length, 'one error entry per answer')
