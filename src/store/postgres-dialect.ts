@@ -149,7 +149,7 @@ class BoundedDriver implements Driver {
 }
 
 /** Kysely's PostgreSQL dialect over `pool`, each query or transaction within `bounds`. */
-export class TransactionPoolingDialect extends PostgresDialect {
+export class BoundedPostgresDialect extends PostgresDialect {
   readonly #pool: pg.Pool
   readonly #bounds: QueryBounds
 

@@ -4,7 +4,7 @@ import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { isNetworkFailure } from './driver-errors.js'
-import { lastResult, timedQuery, TransactionPoolingDialect, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
+import { lastResult, timedQuery, BoundedPostgresDialect, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
 import { bigintToJson } from './normalise-row.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
@@ -87,7 +87,7 @@ const CHANGE_TOKEN_QUERY = `SELECT c.version::text AS version, to_regclass('post
       AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
   FROM blog_read_api_changes c`
 
-const PREPARED_CHANGE_TOKEN_QUERY = 'blog-read-api-change-token'
+const CHANGE_TOKEN_STATEMENT_NAME = 'blog-read-api-change-token'
 
 const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessionTimeout }: QueryBounds): DialectSpec => ({
   dialect: 'postgres',
@@ -125,7 +125,7 @@ const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessi
   async readChangeToken () {
     // The pool closes a connection that failed a query, rather than reuse it.
     const query = sessionTimeout
-      ? { ...timedQuery(CHANGE_TOKEN_QUERY, queryTimeoutMs), name: PREPARED_CHANGE_TOKEN_QUERY }
+      ? { ...timedQuery(CHANGE_TOKEN_QUERY, queryTimeoutMs), name: CHANGE_TOKEN_STATEMENT_NAME }
       : timedQuery(withStatementTimeout(statementTimeoutMs, CHANGE_TOKEN_QUERY), queryTimeoutMs)
     const result = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(query)
     const [row] = lastResult(result).rows
@@ -192,6 +192,6 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
     sessionTimeout: limits.preparedStatements,
     queryTimeoutMs: limits.connectTimeoutMs + limits.statementTimeoutMs
   }
-  const dialect = new TransactionPoolingDialect(pool, bounds)
+  const dialect = new BoundedPostgresDialect(pool, bounds)
   return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, bounds))
 }
