@@ -6,6 +6,7 @@ import { chownSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import { freePort } from './fake-upstream.js'
+import { pollUntil } from './poll.js'
 import { findExecutable, missing, runAsServer, serverFolder, startServer } from './server-processes.js'
 
 /** Settings a hot standby must not set below its primary's (it refuses to start otherwise). */
@@ -107,11 +108,8 @@ export async function startReplica (primaryUrl: string, { maxStandbyDelayMs = 30
       const written = await onServer(primaryUrl, async (c) => (await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]?.lsn)
       const replicaUrl = `postgres://${primary.username || 'postgres'}@127.0.0.1:${port}/postgres`
       await onServer(replicaUrl, async (c) => {
-        const deadline = Date.now() + 20_000
-        while ((await c.query<{ done: boolean }>('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [written])).rows[0]?.done !== true) {
-          if (Date.now() > deadline) throw new Error(`the replica has not replayed ${written} within 20 s`)
-          await new Promise((resolve) => setTimeout(resolve, 20))
-        }
+        await pollUntil(`the replica replaying up to ${written}`, async () =>
+          (await c.query<{ done: boolean }>('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [written])).rows[0]?.done, { withinMs: 20_000 })
       })
     },
     stop: async () => {

@@ -3,12 +3,12 @@
 // fresh as the replica's replay, so a write shows once replayed, within a bound.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { StoreUnavailableError, type PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
 import { openTestStore, postgresServer, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { replicaSkip, startReplica, type Replica } from '../helpers/replica.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
@@ -67,16 +67,12 @@ describe('PostgreSQL on a hot-standby replica', { skip, timeout: 120_000 }, () =
     await db.exec("UPDATE posts SET title = 'Edited on the primary' WHERE slug = 'first-post'")
     await db.exec("INSERT INTO posts (slug, title, published_at) VALUES ('second-post', 'Second', '2024-02-01T00:00:00Z')")
     const wroteAt = Date.now()
-    for (;;) {
+    const edited = await pollUntil('the write showing through the replica', async () => {
       const post = await get(tiers.front.url, '/api/blog/first-post')
-      if ((post.json() as { title: string }).title === 'Edited on the primary') {
-        t.diagnostic(`the write showed through the replica after ${Date.now() - wroteAt} ms`)
-        assert.notEqual(post.headers.etag, before.headers.etag)
-        break
-      }
-      assert.ok(Date.now() - wroteAt < FRESH_WITHIN_MS, `the write did not show within ${FRESH_WITHIN_MS} ms`)
-      await sleep(20)
-    }
+      return (post.json() as { title: string }).title === 'Edited on the primary' && post
+    }, { withinMs: FRESH_WITHIN_MS })
+    t.diagnostic(`the write showed through the replica after ${Date.now() - wroteAt} ms`)
+    assert.notEqual(edited.headers.etag, before.headers.etag)
     // Replay applies each transaction whole: the other write is there too.
     await replica.caughtUp()
     assert.deepEqual(((await get(tiers.front.url, '/api/blog')).json() as Array<{ slug: string }>).map((p) => p.slug), ['second-post', 'first-post'])
@@ -106,11 +102,8 @@ async function waitForSleepingRead (url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const deadline = Date.now() + 5000
-    while ((await client.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'blog-read-api' AND wait_event = 'PgSleep'")).rowCount === 0) {
-      assert.ok(Date.now() < deadline, 'no read of the service reached pg_sleep within 5 s')
-      await sleep(20)
-    }
+    await pollUntil('a read of the service inside pg_sleep', async () =>
+      (await client.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'blog-read-api' AND wait_event = 'PgSleep'")).rowCount !== 0)
   } finally {
     await client.end()
   }
