@@ -3,12 +3,14 @@
 // the command to the lifecycle (serving), the store (migrate, seed) or the importer (import).
 // A user's mistake (bad setting, missing table, unreachable database) is one line and exit ≠ 0.
 import { mkdirSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { pino, type Logger } from 'pino'
 import { ConfigError, describeStore, flagName, loadConfig, SETTINGS, type Config, type SettingName } from './config.js'
+import { reportStartFailure, WorkerStartError, workerId } from './cluster.js'
 import { runImport } from './import/import-command.js'
-import { serveBoth, serveFront, servePostsApi, storeOptions } from './lifecycle.js'
+import { serve, storeOptions } from './lifecycle.js'
 import { openStore } from './store/open-store.js'
 
 const COMMANDS = {
@@ -100,11 +102,9 @@ async function run (command: Command, config: Config, logger: Logger): Promise<v
       return
     }
     case 'posts-api':
-      return await servePostsApi(config, logger)
     case 'front':
-      return await serveFront(config, logger)
     case 'serve':
-      return await serveBoth(config, logger)
+      return await serve(command, config, logger)
   }
 }
 
@@ -132,17 +132,26 @@ async function main (): Promise<void> {
     process.exitCode = await runImport({ inputs, dryRun, store, storeLimits, slugPattern, stdout: process.stdout, stderr: process.stderr })
     return
   }
-  const logger = pino({ level: config.logLevel, name: 'blog-read-api' })
+  // A cluster worker's lines carry its id (pino's default base, plus `worker`).
+  const worker = workerId()
+  const base = worker === undefined ? undefined : { pid: process.pid, hostname: hostname(), worker }
+  const logger = pino({ level: config.logLevel, name: 'blog-read-api', ...(base === undefined ? {} : { base }) })
   try {
     await run(command, config, logger)
   } catch (err) {
-    if (err instanceof ConfigError) throw err
+    if (err instanceof ConfigError || err instanceof WorkerStartError) throw err
     throw new Error(`cannot start (store ${describeStore(config.store)}): ${describeFailure(err)}`)
   }
 }
 
 main().catch((err: unknown) => {
   const userMistake = err instanceof ConfigError || err instanceof UsageError
-  process.stderr.write(`blog-read-api: ${err instanceof Error ? err.message : String(err)}\n`)
-  process.exitCode = userMistake ? 2 : 1
+  const exitCode = err instanceof WorkerStartError ? err.exitCode : userMistake ? 2 : 1
+  const line = err instanceof Error ? err.message : String(err)
+  // A worker's line goes to the primary, which prints one for all of them.
+  if (workerId() !== undefined) reportStartFailure(line, exitCode)
+  else {
+    process.stderr.write(`blog-read-api: ${line}\n`)
+    process.exitCode = exitCode
+  }
 })

@@ -1,5 +1,6 @@
 // The only reader of settings: environment variables, overridden by CLI flags of the same name
 // (`BLOG_PORT` ↔ `--blog-port`). A bad value stops start-up with one line naming the setting.
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './slug.js'
 
@@ -30,6 +31,8 @@ export interface Config {
   readonly staleIfErrorS: number
   /** Longest graceful shutdown before the process exits anyway. */
   readonly shutdownTimeoutMs: number
+  /** Processes serving the same ports (node:cluster); 1: this process serves, no cluster. */
+  readonly workers: number
   readonly logLevel: string
   readonly slugPattern: RegExp
   /** `Cache-Control` of successful answers, on both tiers. */
@@ -125,6 +128,7 @@ export const SETTINGS = {
   KEEP_ALIVE_TIMEOUT_MS: { default: '72000', help: "both: idle keep-alive connections close after this (keep it above your load balancer's idle time-out)" },
   LOAD_SHED_DELAY_MS: { default: '1000', help: 'both: event-loop delay beyond which requests get 503 + Retry-After at once (0: never)' },
   SHUTDOWN_TIMEOUT_MS: { default: '10000', help: 'on SIGTERM/SIGINT: longest wait for requests in flight before exiting anyway' },
+  WORKERS: { default: '1', help: "serve, front, posts-api: processes sharing the ports, 'auto' for one per core (1: no cluster)" },
   DB_POOL_SIZE: { default: '10', help: 'post API: PostgreSQL/MySQL connections' },
   DB_CONNECT_TIMEOUT_MS: { default: '3000', help: 'post API: wait for a store connection (then 503)' },
   DB_STATEMENT_TIMEOUT_MS: { default: '5000', help: 'post API: longest store statement (then 503)' },
@@ -189,6 +193,8 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
     },
     staleIfErrorS: read('STALE_IF_ERROR_S', count(0, 31_536_000)),
     shutdownTimeoutMs: read('SHUTDOWN_TIMEOUT_MS', milliseconds(1)),
+    workers: read('WORKERS', z.union([z.literal('auto').transform(() => availableParallelism()), count(1, 256)],
+      { error: "expected a whole number from 1 to 256, or 'auto'" })),
     logLevel: read('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       { error: 'expected fatal, error, warn, info, debug, trace or silent' })),
     cacheControl: read('CACHE_CONTROL', z.string().regex(/^[\x20-\x7e]+$/, 'expected a header value of printable ASCII')),

@@ -1,10 +1,12 @@
 // The server lifecycle of the `blog-read-api` executable: opens the store, starts the tiers on
-// their ports, and on SIGINT/SIGTERM closes them in order within SHUTDOWN_TIMEOUT_MS.
+// their ports, and on SIGINT/SIGTERM closes them in order within SHUTDOWN_TIMEOUT_MS. With
+// WORKERS > 1 this process checks what it can once, then leaves serving to cluster workers.
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { BODY_LIMITS } from './body-limits.js'
+import { isFleetPrimary, leaveCluster, reportReady, runFleet } from './cluster.js'
 import { ConfigError, describeStore, type Config } from './config.js'
 import { buildFrontApp } from './front/app.js'
 import { openUpstreamClient } from './front/upstream-client.js'
@@ -108,6 +110,7 @@ function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: numb
     const closeAll = async (): Promise<void> => {
       for (const app of apps) await app.close()
       clearTimeout(force)
+      leaveCluster()
     }
     closeAll().catch((err: unknown) => {
       logger.error({ err }, 'shutdown failed')
@@ -118,24 +121,57 @@ function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: numb
   process.once('SIGTERM', close)
 }
 
-/** `posts-api`: the upstream post API alone, until a signal. */
-export async function servePostsApi (config: Config, logger: Logger): Promise<void> {
-  closeOnSignal([await startPostsApi(config, logger)], logger, config.shutdownTimeoutMs)
-}
+export type ServingCommand = 'serve' | 'front' | 'posts-api'
 
-/** `front`: the front API alone over API_URL, until a signal. */
-export async function serveFront (config: Config, logger: Logger): Promise<void> {
+function requireApiUrls (config: Config): URL[] {
   if (config.apiUrls === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
-  closeOnSignal([await startFront(config, config.apiUrls, logger)], logger, config.shutdownTimeoutMs)
+  return config.apiUrls
 }
 
-/** `serve`: the post API, then the front calling it (or API_URL), until a signal. */
-export async function serveBoth (config: Config, logger: Logger): Promise<void> {
-  const posts = await startPostsApi(config, logger)
-  try {
-    closeOnSignal([await startFront(config, config.apiUrls ?? [localApiUrl(posts)], logger), posts], logger, config.shutdownTimeoutMs)
-  } catch (err) {
-    await posts.close()
-    throw err
+/** Starts a command's tiers, in closing order (front first, so nothing new reaches the upstream). */
+async function startTiers (command: ServingCommand, config: Config, logger: Logger): Promise<FastifyInstance[]> {
+  switch (command) {
+    case 'posts-api':
+      return [await startPostsApi(config, logger)]
+    case 'front':
+      return [await startFront(config, requireApiUrls(config), logger)]
+    case 'serve': {
+      // The post API, then the front calling it (or API_URL). Under a cluster the post API's port
+      // is shared, so a worker's front may be answered by any worker's post API: they are alike.
+      const posts = await startPostsApi(config, logger)
+      try {
+        return [await startFront(config, config.apiUrls ?? [localApiUrl(posts)], logger), posts]
+      } catch (err) {
+        await posts.close()
+        throw err
+      }
+    }
   }
+}
+
+/**
+ * What every worker would find wrong, found once before forking, so that it is one line and
+ * not one per worker: the settings the command needs, and the store (the default SQLite file
+ * is created here, not raced by the workers).
+ */
+async function checkBeforeFork (command: ServingCommand, config: Config, logger: Logger): Promise<void> {
+  if (command === 'front') {
+    requireApiUrls(config)
+    return
+  }
+  await (await openServingStore(config, logger)).close()
+}
+
+/**
+ * Serves `serve`, `front` or `posts-api` until SIGINT/SIGTERM: in this process, or, with
+ * WORKERS > 1, in that many cluster workers sharing the ports (each one runs this too).
+ */
+export async function serve (command: ServingCommand, config: Config, logger: Logger): Promise<void> {
+  if (isFleetPrimary(config.workers)) {
+    await checkBeforeFork(command, config, logger)
+    await runFleet({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs })
+    return
+  }
+  closeOnSignal(await startTiers(command, config, logger), logger, config.shutdownTimeoutMs)
+  reportReady()
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { availableParallelism } from 'node:os'
 import { test } from 'node:test'
 import { ConfigError, describeStore, loadConfig, parseStoreLocation } from '../src/config.js'
 
@@ -72,4 +73,13 @@ test('an in-memory SQLite database is refused, naming DATABASE_URL', () => {
 
 test('printed store URLs hide the password', () => {
   assert.equal(describeStore(parseStoreLocation('postgres://u:hunter2@h/db')), 'postgres://u:***@h/db')
+})
+
+test('WORKERS: 1 by default, a count, or auto (one per core); anything else names the setting', () => {
+  assert.equal(loadConfig({}).workers, 1)
+  assert.equal(loadConfig({ WORKERS: '3' }).workers, 3)
+  assert.equal(loadConfig({}, { WORKERS: 'auto' }).workers, availableParallelism())
+  for (const value of ['0', '257', '1.5', 'all']) {
+    assert.throws(() => loadConfig({ WORKERS: value }), (err: unknown) => err instanceof ConfigError && err.setting === 'WORKERS')
+  }
 })

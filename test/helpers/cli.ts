@@ -31,7 +31,7 @@ export interface CliResult {
 
 const baseEnv = (): NodeJS.ProcessEnv => {
   const env = { ...process.env }
-  for (const name of ['DATABASE_URL', 'API_URL', 'HOST', 'BLOG_PORT', 'POSTS_PORT', 'UPSTREAM_TIMEOUT_MS', 'LOG_LEVEL', 'SLUG_PATTERN']) delete env[name]
+  for (const name of ['DATABASE_URL', 'API_URL', 'HOST', 'BLOG_PORT', 'POSTS_PORT', 'UPSTREAM_TIMEOUT_MS', 'LOG_LEVEL', 'SLUG_PATTERN', 'WORKERS']) delete env[name]
   return env
 }
 
