@@ -87,24 +87,43 @@ export async function stopProcess (child: Child): Promise<void> {
   clearTimeout(timer)
 }
 
-/** A /proc/<pid>/status field in MB: VmRSS (now) or VmHWM (peak since start); 0 once it is gone. */
-export function memoryMb (pid: number, field: 'VmRSS' | 'VmHWM'): number {
+/** A process and its descendants (a tier run with WORKERS > 1 is a primary and its workers). */
+function processTree (pid: number): number[] {
+  let children: number[] = []
   try {
-    const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-    return kb === undefined ? 0 : Number(kb) / 1024
-  } catch {
-    return 0
-  }
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number)
+  } catch {}
+  return [pid, ...children.flatMap(processTree)]
 }
 
-/** CPU time (user + system) of a process so far, in ms; /proc counts in USER_HZ, 100 on Linux. */
-function cpuMs (pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    return (Number(fields[11]) + Number(fields[12])) * 10 // utime, stime: fields 14 and 15 of stat(5)
-  } catch {
-    return 0
+/** Resolves once the process has `count` child processes (the workers it forks), or after 60 s. */
+export async function waitForChildren (pid: number, count: number): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS
+  while (processTree(pid).length - 1 < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+}
+
+/** A /proc/<pid>/status field in MB, summed over the process tree: VmRSS (now) or VmHWM (peak since start); 0 once it is gone. */
+export function memoryMb (pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  let total = 0
+  for (const member of processTree(pid)) {
+    try {
+      const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${member}/status`, 'utf8'))?.[1]
+      total += kb === undefined ? 0 : Number(kb) / 1024
+    } catch {}
   }
+  return total
+}
+
+/** CPU time (user + system) of a process tree so far, in ms; /proc counts in USER_HZ, 100 on Linux. */
+function cpuMs (pid: number): number {
+  let total = 0
+  for (const member of processTree(pid)) {
+    try {
+      const fields = readFileSync(`/proc/${member}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+      total += (Number(fields[11]) + Number(fields[12])) * 10 // utime, stime: fields 14 and 15 of stat(5)
+    } catch {}
+  }
+  return total
 }
 
 /** What spans of load cost; several spans (rounds) add up in one. */

@@ -3,13 +3,13 @@
 // conditions. Progress goes to stderr; the Markdown table to stdout and, with the JSON, to bench/results/.
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { cpus, release, totalmem, type } from 'node:os'
+import { availableParallelism, cpus, release, totalmem, type } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { RawResult } from 'autocannon'
 import { DEFAULT_POSTGRES_URL, preparePostgresDataset, prepareSqliteDataset, slugOf } from './dataset.js'
 import { fetchEtags, getBody, runLoad, summarise, timedRequests, type RequestSource } from './load.js'
-import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, watch, type Child, type Usage } from './processes.js'
+import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, renderMarkdown, RESULTS_DIR, writeReport, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
 import { FULL_PLAN, MEMORY_RUN, requestSource, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName } from './scenarios.js'
 
@@ -30,6 +30,8 @@ interface Options {
   warmupS: number
   smoke: boolean
   cpuProf: boolean
+  /** WORKERS of each tier (node:cluster processes; 1: none). */
+  workers: string
   cli: string
   postgresUrl: string
   serviceEnv: (settings: Record<string, string>) => NodeJS.ProcessEnv
@@ -46,7 +48,8 @@ function parseOptions (argv: string[]): Options {
       warmup: { type: 'string' },
       connections: { type: 'string' },
       smoke: { type: 'boolean', default: false },
-      'cpu-prof': { type: 'boolean', default: false }
+      'cpu-prof': { type: 'boolean', default: false },
+      workers: { type: 'string' }
     }
   })
   const smoke = values.smoke === true
@@ -61,6 +64,8 @@ function parseOptions (argv: string[]): Options {
   }
   const durationS = number(values.duration, smoke ? 1 : 10, 'duration', 1)
   const rounds = Math.round(number(values.rounds, smoke ? 1 : 5, 'rounds', 1))
+  const workers = values.workers ?? '1'
+  if (workers !== 'auto' && !(Number.isInteger(Number(workers)) && Number(workers) >= 1)) throw new Error(`--workers ${workers}: expected a whole number of at least 1, or auto`)
   const cli = resolve(process.env.BENCH_CLI ?? 'dist/cli.js')
   if (!existsSync(cli)) throw new Error(`no built CLI at ${cli}: run \`npm run build\` or set BENCH_CLI`)
   return {
@@ -73,6 +78,7 @@ function parseOptions (argv: string[]): Options {
     warmupS: number(values.warmup, smoke ? 0 : 2, 'warmup', 0),
     smoke,
     cpuProf: values['cpu-prof'] === true,
+    workers,
     cli,
     postgresUrl: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL,
     serviceEnv: createServiceEnv(cli)
@@ -109,10 +115,15 @@ async function startTiers (options: Options, store: Store, posts: number, databa
   try {
     started.push(await startProcess('baseline', ['--import', 'tsx', BASELINE_SCRIPT, '--db', sqliteFile, '--port', String(basePort)],
       options.serviceEnv({}), origin(basePort)))
+    const workers = options.workers
     started.push(await startProcess('posts-api', [...profile('posts-api'), options.cli, 'posts-api'],
-      options.serviceEnv({ DATABASE_URL: databaseUrl, POSTS_PORT: String(postsPort) }), origin(postsPort)))
+      options.serviceEnv({ DATABASE_URL: databaseUrl, POSTS_PORT: String(postsPort), WORKERS: workers }), origin(postsPort)))
     started.push(await startProcess('front', [...profile('front'), options.cli, 'front'],
-      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort) }), origin(blogPort)))
+      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort), WORKERS: workers }), origin(blogPort)))
+    // A tier answers once its first worker listens; the others are forked by then and listen
+    // within the warm-up.
+    const workerCount = options.workers === 'auto' ? availableParallelism() : Number(options.workers)
+    if (workerCount > 1) for (const child of started.slice(1)) await waitForChildren(child.pid, workerCount)
   } catch (err) {
     for (const child of started) await stopProcess(child)
     throw err
@@ -265,6 +276,7 @@ async function main (): Promise<void> {
       warmupS: options.warmupS,
       smoke: options.smoke,
       cpuProf: options.cpuProf,
+      workers: options.workers,
       rss: 'the highest VmRSS sampled every 100 ms during the measured run (list-100000: VmHWM of its own processes)'
     },
     results: [],

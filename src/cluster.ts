@@ -104,7 +104,7 @@ class WorkerFleet {
 
   async start (): Promise<void> {
     const started = new Promise<void>((resolve, reject) => { this.#started = { resolve, reject } })
-    cluster.on('message', (worker, message: WorkerMessage | undefined) => this.#onMessage(worker, message))
+    cluster.on('message', (worker, message: unknown) => this.#onMessage(worker, message as Partial<WorkerMessage> | null))
     cluster.on('exit', (worker, code, signal) => this.#onExit(worker, code, signal))
     process.once('SIGINT', () => this.#stop('SIGINT'))
     process.once('SIGTERM', () => this.#stop('SIGTERM'))
@@ -117,12 +117,12 @@ class WorkerFleet {
     this.#workers.set(cluster.fork(), { forkedAt: performance.now(), ready: false })
   }
 
-  #onMessage (worker: Worker, message: WorkerMessage | undefined): void {
+  #onMessage (worker: Worker, message: Partial<WorkerMessage> | null): void {
     const state = this.#workers.get(worker)
-    if (state === undefined || typeof message !== 'object') return
-    if (message.type === 'blog-read-api:start-failed') {
-      state.failure = { line: message.line, exitCode: message.exitCode }
-    } else if (message.type === 'blog-read-api:ready') {
+    if (state === undefined) return
+    if (message?.type === 'blog-read-api:start-failed') {
+      state.failure = { line: String(message.line), exitCode: Number(message.exitCode) }
+    } else if (message?.type === 'blog-read-api:ready') {
       state.ready = true
       if (this.#phase === 'running') {
         this.#logger.info({ workerId: worker.id, workerPid: worker.process.pid }, `worker ${worker.id} (pid ${worker.process.pid}) serving`)
