@@ -116,8 +116,8 @@ if [[ $STORE == sqlite ]]; then
 else
   node "$CLI" migrate --database-url "$POSTGRES_URL" > /dev/null
   node "$CLI" seed --database-url "$POSTGRES_URL" > /dev/null
-  # PgBouncer in transaction mode, default pool settings but a pool of 2 per post API process
-  # would be plenty here; `trust` as the server itself trusts 127.0.0.1 on this machine.
+  # PgBouncer in transaction mode, settings as docs/deploy.md gives them; `trust`, as the
+  # server itself trusts 127.0.0.1 on this machine.
   pg_host=$(node -e 'const u = new URL(process.argv[1]); console.log(u.hostname)' "$POSTGRES_URL")
   pg_port=$(node -e 'const u = new URL(process.argv[1]); console.log(u.port || 5432)' "$POSTGRES_URL")
   pg_db=$(node -e 'const u = new URL(process.argv[1]); console.log(u.pathname.slice(1))' "$POSTGRES_URL")
@@ -134,7 +134,7 @@ auth_file = $DIR/userlist.txt
 pool_mode = transaction
 default_pool_size = 20
 max_client_conn = 200
-query_wait_timeout = 5
+query_wait_timeout = 3
 EOF
   echo "\"$pg_user\" \"\"" > "$DIR/userlist.txt"
   # PgBouncer refuses to run as root: then it switches to the postgres user.
