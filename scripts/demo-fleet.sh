@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run demo:fleet`: the topology of docs/deploy.md on one machine, from Debian packages and
-# the built CLI: HAProxy in front of two front APIs, which call two post APIs, which read
+# the built CLI: HAProxy in front of two front APIs, which both call two post APIs, which read
 # SQLite (the default) or PostgreSQL through PgBouncer in transaction mode (--postgres).
 # Everything it starts runs under a temporary folder and is stopped on Ctrl-C or SIGTERM.
 #
@@ -15,7 +15,6 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CLI="$ROOT/dist/cli.js"
 BASE=${DEMO_PORT_BASE:-18000}
 PUBLIC_PORT=$((BASE + 80))   # HAProxy: the service's public address
-UPSTREAM_PORT=$((BASE + 81)) # HAProxy: the post APIs, for fronts that take a single API_URL
 STATS_PORT=$((BASE + 404))   # HAProxy: statistics page
 PGBOUNCER_PORT=$((BASE + 432))
 FRONT_PORTS=($((BASE + 101)) $((BASE + 102)))
@@ -45,7 +44,7 @@ if [[ $STORE == postgres ]]; then
   need pgbouncer pgbouncer
   need psql postgresql-client
 fi
-for port in $PUBLIC_PORT $UPSTREAM_PORT $STATS_PORT $PGBOUNCER_PORT "${FRONT_PORTS[@]}" "${POSTS_PORTS[@]}"; do
+for port in $PUBLIC_PORT $STATS_PORT $PGBOUNCER_PORT "${FRONT_PORTS[@]}" "${POSTS_PORTS[@]}"; do
   if (: < "/dev/tcp/127.0.0.1/$port") 2> /dev/null; then fail "port $port is in use (set DEMO_PORT_BASE to another base)"; fi
 done
 
@@ -152,26 +151,18 @@ for i in 0 1; do
 done
 for i in 0 1; do answers "posts-api-$((i + 1))" "http://127.0.0.1:${POSTS_PORTS[i]}/"; done
 
-# Health checks: /readyz where the build has it; otherwise a post that does not exist, which
-# answers 404 only when the instance can reach what it depends on (503/502/504 otherwise).
+# HAProxy's health check of the fronts: /readyz where the build has it; otherwise a post that
+# does not exist, which answers 404 only when the front can reach a post API (502/503/504 otherwise).
 if [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${POSTS_PORTS[0]}/readyz") == 200 ]]; then
-  POSTS_CHECK='http-check send meth GET uri /readyz
+  FRONT_CHECK='http-check send meth GET uri /readyz
   http-check expect status 200'
-  FRONT_CHECK=$POSTS_CHECK
 else
-  POSTS_CHECK='http-check send meth GET uri /api/post/health-check-probe
-  http-check expect status 404'
   FRONT_CHECK='http-check send meth GET uri /api/blog/health-check-probe
   http-check expect status 404'
 fi
 
-# The fronts: the list of post APIs in API_URL where the build takes one (it balances, ejects
-# and retries itself); otherwise HAProxy's internal listener balances the post APIs for them.
-if node "$CLI" --help | grep -i 'API_URL' | grep -qi 'comma'; then
-  API_URL="http://127.0.0.1:${POSTS_PORTS[0]},http://127.0.0.1:${POSTS_PORTS[1]}"
-else
-  API_URL="http://127.0.0.1:$UPSTREAM_PORT"
-fi
+# The fronts, each with the list of post APIs: it balances, ejects and retries itself.
+API_URL="http://127.0.0.1:${POSTS_PORTS[0]},http://127.0.0.1:${POSTS_PORTS[1]}"
 
 # The balancer. Time-outs in the order docs/deploy.md explains: connect 2 s; server 15 s, above
 # the front's UPSTREAM_TIMEOUT_MS (10 s) so its precise 504 wins; keep-alive 60 s, under the
@@ -202,15 +193,6 @@ backend fronts
   $FRONT_CHECK
   server front-1 127.0.0.1:${FRONT_PORTS[0]} check
   server front-2 127.0.0.1:${FRONT_PORTS[1]} check
-frontend upstream
-  bind 127.0.0.1:$UPSTREAM_PORT
-  default_backend posts-apis
-backend posts-apis
-  balance leastconn
-  option httpchk
-  $POSTS_CHECK
-  server posts-api-1 127.0.0.1:${POSTS_PORTS[0]} check
-  server posts-api-2 127.0.0.1:${POSTS_PORTS[1]} check
 frontend stats
   bind 127.0.0.1:$STATS_PORT
   stats enable
@@ -236,7 +218,7 @@ cat <<EOF
 Blog Read API fleet, on this machine (WORKERS=$WORKERS per instance):
 
   clients ─▶ HAProxy http://127.0.0.1:$PUBLIC_PORT ─▶ front-1 :${FRONT_PORTS[0]}, front-2 :${FRONT_PORTS[1]}
-             ─▶ post APIs (API_URL=$API_URL)
+             ─▶ (each front: API_URL=$API_URL)
              ─▶ posts-api-1 :${POSTS_PORTS[0]}, posts-api-2 :${POSTS_PORTS[1]} ─▶ store
 
   store:      $STORE_TEXT
@@ -244,7 +226,7 @@ Blog Read API fleet, on this machine (WORKERS=$WORKERS per instance):
   balancer:   http://127.0.0.1:$STATS_PORT/stats (servers, health checks, retries)
   logs:       $DIR/logs/ (one JSON line per request per tier; haproxy.log: one per request)
   config:     $DIR/haproxy.cfg$([[ $STORE == postgres ]] && echo ", $DIR/pgbouncer.ini")
-  try a loss: kill -TERM $(pid_of posts-api-1)   (posts-api-1 drains and exits; HAProxy and the fronts route around it)
+  try a loss: kill -TERM $(pid_of posts-api-1)   (posts-api-1 drains and exits; the fronts route around it, see their logs)
   processes:  $(for ((i = 0; i < ${#NAMES[@]}; i++)); do printf '%s=%s ' "${NAMES[i]}" "${PIDS[i]}"; done)
 
 Ctrl-C stops everything it started (each with SIGTERM, so they drain) and removes $DIR.

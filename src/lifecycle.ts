@@ -123,7 +123,7 @@ function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: numb
 
 export type ServingCommand = 'serve' | 'front' | 'posts-api'
 
-function requireApiUrls (config: Config): URL[] {
+function requireApiUrls (config: Config): readonly URL[] {
   if (config.apiUrls === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
   return config.apiUrls
 }

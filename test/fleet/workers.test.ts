@@ -215,6 +215,10 @@ test('WORKERS=1 (the default): no cluster, the process serves itself and its lin
     const listening = await pollUntil('listening', () => run.lines.find((l) => /listening at/.test(l.msg ?? '')), { withinMs: 20_000 })
     assert.equal(listening.pid, run.child.pid)
     assert.equal('worker' in listening, false)
+    // Served by this very process; an answer also means its start-up (and signal handling) is complete.
+    const url = /at (\S+)/.exec(listening.msg ?? '')?.[1] ?? ''
+    assert.equal(await getOnNewConnection(url, '/api/posts'), 200)
+    assert.equal((await pollUntil('the access line', () => run.lines.find((l) => l.msg === 'request'))).pid, run.child.pid)
   } finally {
     run.child.kill('SIGTERM')
     assert.equal((await once(run.child, 'exit') as [number | null])[0], 0)
