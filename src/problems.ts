@@ -56,7 +56,7 @@ export class ProblemError extends Error {
   }
 }
 
-function problemDocument (kind: ProblemKind, detail: string): ProblemDocument {
+export function problemDocument (kind: ProblemKind, detail: string): ProblemDocument {
   const { status, title } = PROBLEMS[kind]
   return { type: PROBLEM_TYPE_BASE + kind, title, status, detail }
 }

@@ -11,9 +11,14 @@ export const DEFAULT_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
  * percent-encoding keeps dots, and a dot segment in the upstream path would be a traversal.
  */
 export function createSlugValidator (pattern: RegExp = DEFAULT_SLUG_PATTERN): (slug: string) => boolean {
-  const anchored = pattern === DEFAULT_SLUG_PATTERN ? pattern : new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace(/[gy]/g, ''))
+  const anchored = anchorSlugPattern(pattern)
   return (slug) => slug.length >= 1 && slug.length <= SLUG_MAX_LENGTH &&
     slug !== '.' && slug !== '..' && anchored.test(slug)
+}
+
+/** The slug pattern as the front applies it: anchored, whole string (also its documented pattern). */
+export function anchorSlugPattern (pattern: RegExp): RegExp {
+  return pattern === DEFAULT_SLUG_PATTERN ? pattern : new RegExp(`^(?:${pattern.source})$`, pattern.flags.replace(/[gy]/g, ''))
 }
 
 // C0 controls, DEL, and lone UTF-16 surrogates (which no store can hold as text).

@@ -3,12 +3,14 @@
 // revalidated and checked is upstream-cache.ts; the calls themselves, upstream-client.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
+import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
 import type { BodyLimits } from '../body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http-base.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../slug.js'
 import { relayJsonArray } from './relay-stream.js'
+import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
 import { createUpstreamCache, type ListOutcome, type Stale } from './upstream-cache.js'
 import type { UpstreamClient } from './upstream-client.js'
 
@@ -19,15 +21,17 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits {
   upstream: UpstreamClient
   logger: Logger
   server: ServerOptions
+  /** Serve /openapi.json and /docs (the default). */
+  apiDocs?: boolean
 }
 
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
 
 export function buildFrontApp ({
-  upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit
+  upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug'], corsOrigins })
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])], corsOrigins })
   const isValidSlug = createSlugValidator(slugPattern)
   const cache = createUpstreamCache({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit })
 
@@ -45,21 +49,29 @@ export function buildFrontApp ({
     return reply
   }
 
-  app.get('/api/blog', async (request, reply) => {
+  async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const list = await cache.list(request.id, () => answerable(request))
     if (list.kind === 'stream') return await relayList(request, reply, list)
     flagStale(reply, list.stale)
     if (list.body.empty) return sendProblem(reply, 'no-posts', 'There are no posts yet.')
     return await sendRepresentation(request, reply, list.body.representation, cacheControl)
-  })
+  }
 
-  app.get<{ Params: { slug: string } }>('/api/blog/:slug', async (request, reply) => {
+  async function getPost (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const { slug } = request.params
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
     const post = await cache.post(slug, request.id, () => answerable(request))
     if (post.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     flagStale(reply, post.stale)
     return await sendRepresentation(request, reply, post.body.representation, cacheControl)
+  }
+
+  registerApiDocs(app, { ...FRONT_API_DOCS, enabled: apiDocs })
+  const schemas = frontRouteSchemas(slugPattern)
+  // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
+  app.register(async (api) => {
+    api.get('/api/blog', { schema: schemas.list }, listPosts)
+    api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
   })
   return app
 }

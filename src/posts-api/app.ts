@@ -1,6 +1,7 @@
 // The upstream post API: the two reads of SPEC part A over a PostStore, with strong ETags,
 // 304s and compression, bodies built once per store change, large lists streamed.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
 import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http-base.js'
@@ -9,6 +10,7 @@ import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../repre
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../slug.js'
 import { StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
+import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 
 export interface PostsAppOptions {
   store: PostStore
@@ -16,13 +18,15 @@ export interface PostsAppOptions {
   /** `Cache-Control` of successful answers. */
   cacheControl: string
   server: ServerOptions
+  /** Serve /openapi.json and /docs (the default). */
+  apiDocs?: boolean
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store, logger, cacheControl, server }: PostsAppOptions): FastifyInstance {
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug'], corsOrigins: [] })
+export function buildPostsApp ({ store, logger, cacheControl, server, apiDocs = true }: PostsAppOptions): FastifyInstance {
+  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])], corsOrigins: [] })
   const bodies = createPostBodies(store)
   let consecutiveFailures = 0
 
@@ -41,22 +45,29 @@ export function buildPostsApp ({ store, logger, cacheControl, server }: PostsApp
     }
   }
 
-  app.get('/api/posts', async (request, reply) => {
+  async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const list = await read(() => bodies.list())
     if (list.kind === 'whole') return await sendRepresentation(request, reply, list.representation, cacheControl)
     // A store failure after this point can only cut the response short (the socket is
     // destroyed, so the client sees an incomplete body, never a complete-looking one).
     return await sendConditional(request, reply, { etag: list.etag, cacheControl }, async () =>
       reply.header('content-type', JSON_CONTENT_TYPE).send(await read(() => bodies.streamList())))
-  })
+  }
 
-  app.get<{ Params: { slug: string } }>('/api/post/:slug', async (request, reply) => {
+  async function getPost (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const { slug } = request.params
     // Not the front's pattern: this tier serves whatever slugs the table holds.
     if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
     const post = await read(() => bodies.post(slug))
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     return await sendRepresentation(request, reply, post, cacheControl)
+  }
+
+  registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
+  // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
+  app.register(async (api) => {
+    api.get('/api/posts', { schema: POSTS_ROUTE_SCHEMAS.list }, listPosts)
+    api.get('/api/post/:slug', { schema: POSTS_ROUTE_SCHEMAS.post }, getPost)
   })
   return app
 }

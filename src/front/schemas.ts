@@ -1,0 +1,78 @@
+// The front's routes as schemas, for its OpenAPI document (src/api-docs.ts). Documentation only:
+// the handlers check the slug themselves and send the upstream's bytes (src/route-schemas.ts).
+import { problemResponses, type ProblemResponseOptions } from '../problem-schema.js'
+import { JSON_MEDIA_TYPE, notModifiedResponse, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
+import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../slug.js'
+
+export const FRONT_API_DOCS = {
+  title: 'Blog Read API: front',
+  description: 'The public API of the blog: its posts as JSON, read through the upstream post API. ' +
+    'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
+}
+
+const CACHE_STATUS = {
+  type: 'string',
+  pattern: '^blog-read-api; fwd=stale; fwd-status=50[234]; detail=stale-if-error$',
+  description: 'RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead.'
+} as const
+
+const UPSTREAM_FAILURES = ['upstream-unreachable', 'upstream-bad-response', 'upstream-unavailable', 'upstream-timeout'] as const
+
+const PROBLEM_OPTIONS: ProblemResponseOptions = { retryAfterOnGatewayErrors: true }
+
+/** The front's two routes; `slugPattern` is SLUG_PATTERN, as the route applies it. */
+export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: object } {
+  const slug = anchorSlugPattern(slugPattern)
+  return {
+    list: {
+      operationId: 'listPosts',
+      summary: 'Every post',
+      description: 'The upstream post API\'s list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. ' +
+        'An empty list is a 404 `no-posts`.',
+      tags: ['posts'],
+      headers: REQUEST_HEADERS,
+      response: {
+        200: {
+          description: 'The posts, at least one.',
+          headers: { ...successHeaders(false), 'Cache-Status': CACHE_STATUS },
+          content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', minItems: 1, items: POST_REF } } }
+        },
+        304: withCacheStatus(notModifiedResponse(false)),
+        ...problemResponses(['no-posts', ...UPSTREAM_FAILURES], { ...PROBLEM_OPTIONS, headers: { 404: { 'Cache-Status': CACHE_STATUS } } })
+      }
+    },
+    post: {
+      operationId: 'getPost',
+      summary: 'One post, by its slug',
+      description: 'The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream\'s post, byte for byte.',
+      tags: ['posts'],
+      params: {
+        type: 'object',
+        required: ['slug'],
+        properties: {
+          slug: {
+            type: 'string',
+            minLength: 1,
+            maxLength: SLUG_MAX_LENGTH,
+            pattern: slug.source,
+            description: `\`SLUG_PATTERN\`${slug.flags === '' ? '' : ` (flags \`${slug.flags}\`)`}, at most ${SLUG_MAX_LENGTH} characters, never \`.\` nor \`..\`, checked after percent-decoding.`
+          }
+        }
+      },
+      headers: REQUEST_HEADERS,
+      response: {
+        200: {
+          description: 'The post whose `slug` is this one.',
+          headers: { ...successHeaders(true), 'Cache-Status': CACHE_STATUS },
+          content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
+        },
+        304: withCacheStatus(notModifiedResponse(true)),
+        ...problemResponses(['invalid-slug', 'post-not-found', ...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
+      }
+    }
+  }
+}
+
+function withCacheStatus (response: ReturnType<typeof notModifiedResponse>): ReturnType<typeof notModifiedResponse> {
+  return { ...response, headers: { ...response.headers, 'Cache-Status': CACHE_STATUS } }
+}

@@ -1,0 +1,62 @@
+// The post API's routes as schemas, for its OpenAPI document (src/api-docs.ts). Documentation
+// only: the handlers check the slug themselves and send bodies built from the rows as they are
+// (src/route-schemas.ts).
+import { problemResponses } from '../problem-schema.js'
+import { JSON_MEDIA_TYPE, notModifiedResponse, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
+import { SLUG_MAX_LENGTH } from '../slug.js'
+
+export const POSTS_API_DOCS = {
+  title: 'Blog Read API: post API',
+  description: 'The upstream post API: the rows of the `posts` table as JSON, read afresh from the store (a committed change shows in the next answer). ' +
+    'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
+}
+
+export const POSTS_ROUTE_SCHEMAS = {
+  list: {
+    operationId: 'listPosts',
+    summary: 'Every row of `posts`',
+    description: 'Newest first by `published_at` when the table has it (undated posts last), ties and tables without it by `slug` (bytewise). ' +
+      'A list over 8 MiB is streamed: no `Content-Length`, no compression, and an ETag only when the store tracks changes.',
+    tags: ['posts'],
+    headers: REQUEST_HEADERS,
+    response: {
+      200: {
+        description: 'Every post (possibly none).',
+        headers: successHeaders(false),
+        content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: POST_REF } } }
+      },
+      304: notModifiedResponse(false),
+      ...problemResponses(['store-unavailable'])
+    }
+  },
+  post: {
+    operationId: 'getPost',
+    summary: 'The row whose `slug` is this one',
+    description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation).',
+    tags: ['posts'],
+    params: {
+      type: 'object',
+      required: ['slug'],
+      properties: {
+        slug: {
+          type: 'string',
+          minLength: 1,
+          maxLength: SLUG_MAX_LENGTH,
+          // No control characters (nor lone surrogates, which a pattern cannot say): anything a store can hold.
+          pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+          description: `Any slug the table may hold: 1 to ${SLUG_MAX_LENGTH} characters, no control characters.`
+        }
+      }
+    },
+    headers: REQUEST_HEADERS,
+    response: {
+      200: {
+        description: 'The post.',
+        headers: successHeaders(true),
+        content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
+      },
+      304: notModifiedResponse(true),
+      ...problemResponses(['invalid-slug', 'post-not-found', 'store-unavailable'])
+    }
+  }
+} as const
