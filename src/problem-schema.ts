@@ -3,7 +3,7 @@
 // example each. Built from the PROBLEMS table, so a kind's URN and title live in one place.
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, PROBLEMS, problemDocument, type ProblemKind } from './problems.js'
-import { headerSchemas, requiredHeader, type ResponseSchema } from './route-schemas.js'
+import { headerSchemas, REQUIRED_HEADER, requiredHeader, type ResponseSchema } from './route-schemas.js'
 
 /**
  * Problems that no route decides: the router, the HTTP edge, the error handler or the server's
@@ -99,20 +99,25 @@ export function problemResponses (kinds: readonly ProblemKind[], options: Proble
 export const PROBLEM_COMPONENT_RESPONSES: Record<string, OpenApi.ResponseObject> = {
   NotFound: componentResponse('not-found', 'No route at this path (any method).', {}),
   MethodNotAllowed: componentResponse('method-not-allowed', 'A route is at this path, but only for GET and HEAD (OPTIONS is the CORS preflight where CORS is on).', {
-    Allow: { required: true, description: 'The methods this path answers.', schema: { type: 'string', enum: ['GET, HEAD'] } }
+    Allow: requiredHeader({ type: 'string', const: 'GET, HEAD', description: 'The methods this path answers.' })
   })
 }
 
-function componentResponse (kind: ProblemKind, description: string, headers: Record<string, OpenApi.HeaderObject>): OpenApi.ResponseObject {
+function componentResponse (kind: ProblemKind, description: string, headers: Record<string, unknown>): OpenApi.ResponseObject {
   const { schema, examples } = problemMediaType([kind]) as { schema: { allOf: [unknown, OpenApi.SchemaObject] }, examples: Record<string, OpenApi.ExampleObject> }
+  const { status } = PROBLEMS[kind]
   return {
     description,
-    headers: {
-      'X-Request-Id': { required: true, description: headerSchemas.requestIdEcho.description, schema: { type: 'string' } },
-      ...headers
-    },
+    headers: Object.fromEntries(Object.entries(problemHeaders(status, { headers: { [status]: headers } })).map(([name, header]) => [name, headerObject(header as HeaderSchema)])),
     content: {
       [PROBLEM_CONTENT_TYPE]: { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, schema.allOf[1]] }, examples }
     }
   }
+}
+
+type HeaderSchema = { description?: string, [REQUIRED_HEADER]?: true } & Record<string, unknown>
+
+/** A route schema's response header as an OpenAPI header object (what @fastify/swagger and api-docs.ts make of it). */
+function headerObject ({ description, [REQUIRED_HEADER]: required, ...schema }: HeaderSchema): OpenApi.HeaderObject {
+  return { ...(required === true ? { required } : {}), ...(description === undefined ? {} : { description }), schema: schema as OpenApi.HeaderObject['schema'] }
 }
