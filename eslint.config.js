@@ -3,5 +3,5 @@ import neostandard from 'neostandard'
 
 export default neostandard({
   ts: true,
-  ignores: ['dist/**', 'coverage/**', 'bench/results/**']
+  ignores: ['dist/**', 'coverage/**', 'bench/results/**', 'test-results/**', 'src/client/schema.ts']
 })

@@ -62,7 +62,9 @@ describe('the post API answers as its OpenAPI document says', () => {
     await writer.migrate()
     await writer.seed()
     await writer.close()
-    tiers = await startTiers(await openTestStore(db.location))
+    const store = await openTestStore(db.location)
+    await store.checkSchema()
+    tiers = await startTiers(store)
     conformance = await conformanceOf(tiers.posts)
   })
   after(async () => {

@@ -1,26 +1,10 @@
-// Runs the built `blog-read-api` executable as a user would. `npm test` does not build (`npm ci`
-// does, and so does `npm run build`): a dist/ older than src/ is refused rather than tested.
+// Runs the built `blog-read-api` executable as a user would (dist/, checked fresh: built.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { assertBuilt, DIST } from './built.js'
 
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
-const DIST = fileURLToPath(new URL('../../dist/', import.meta.url))
 export const CLI = join(DIST, 'cli.js')
-
-/** Throws unless every src/ module has its dist/ output, written after the module last changed. */
-function assertBuilt (): void {
-  for (const entry of readdirSync(SRC, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue
-    const source = join(entry.parentPath, entry.name)
-    const built = join(DIST, source.slice(SRC.length).replace(/\.ts$/, '.js'))
-    if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) {
-      throw new Error(`dist/ is older than ${source.slice(SRC.length - 4)}: run \`npm run build\` before the tests`)
-    }
-  }
-}
 assertBuilt()
 
 export interface CliResult {

@@ -1,0 +1,138 @@
+// The typed client (`blog-read-api/client`) against a running front: over a real post API for
+// posts and problems, over fake upstreams for the answers a real one rarely gives.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { BlogApiProblem, createBlogClient, type Post } from '../../src/client/index.js'
+import { SAMPLE_POSTS } from '../../src/store/sample-posts.js'
+import { assertBuilt, DIST } from '../helpers/built.js'
+import { openTestStore, sqliteServer, type TestDatabase } from '../helpers/databases.js'
+import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
+import { startFront, startTiers, type RunningApp, type Tiers } from '../helpers/tiers.js'
+
+/** Resolves to the problem the promise rejects with. */
+async function problemOf (promise: Promise<unknown>): Promise<BlogApiProblem> {
+  try {
+    await promise
+  } catch (err) {
+    assert.ok(err instanceof BlogApiProblem, String(err))
+    return err
+  }
+  assert.fail('expected a BlogApiProblem')
+}
+
+describe('the typed client against a running front', () => {
+  let db: TestDatabase
+  let tiers: Tiers
+  before(async () => {
+    db = await sqliteServer.create()
+    const writer = await openTestStore(db.location, { writable: true })
+    await writer.migrate()
+    await writer.seed()
+    await writer.close()
+    const store = await openTestStore(db.location)
+    await store.checkSchema()
+    tiers = await startTiers(store)
+  })
+  after(async () => {
+    await tiers?.close()
+    await db?.drop()
+  })
+
+  test('listPosts: every post, newest first, every column', async () => {
+    const posts: Post[] = await createBlogClient({ baseUrl: tiers.front.url }).listPosts()
+    assert.deepEqual(posts.map((post) => post.slug), [...SAMPLE_POSTS].sort((a, b) => b.published_at.getTime() - a.published_at.getTime()).map((post) => post.slug))
+    assert.deepEqual(Object.keys(posts[0] ?? {}), ['id', 'slug', 'title', 'summary', 'content', 'author', 'tags', 'published_at', 'updated_at'])
+  })
+
+  test('getPost: the post, its slug percent-encoded', async () => {
+    const client = createBlogClient({ baseUrl: new URL(tiers.front.url) })
+    const post = await client.getPost('two-tiers', { requestId: 'client-test-1' })
+    assert.equal(post.slug, 'two-tiers')
+    assert.equal(post.title, 'Why two tiers')
+    // `/` and `..` stay inside the segment: the front sees an invalid slug, not another path.
+    assert.equal((await problemOf(client.getPost('../posts'))).kind, 'invalid-slug')
+  })
+
+  test('a problem answer is a BlogApiProblem carrying the document', async () => {
+    const problem = await problemOf(createBlogClient({ baseUrl: tiers.front.url }).getPost('no-such-post'))
+    assert.equal(problem.status, 404)
+    assert.equal(problem.kind, 'post-not-found')
+    assert.deepEqual(Object.keys(problem.problem).sort(), ['detail', 'status', 'title', 'type'])
+    assert.equal(problem.problem.type, 'urn:blog-read-api:problem:post-not-found')
+    assert.equal(problem.problem.title, 'Post not found')
+    assert.match(problem.message, /^404 Post not found: /)
+    const invalid = await problemOf(createBlogClient({ baseUrl: tiers.front.url }).getPost('Not_A_Slug'))
+    assert.equal(invalid.status, 400)
+    assert.equal(invalid.kind, 'invalid-slug')
+  })
+})
+
+describe('the typed client over fake upstreams', () => {
+  let upstream: FakeUpstream
+  let front: RunningApp
+  before(async () => {
+    upstream = await startFakeUpstream()
+    front = await startFront(upstream.url)
+  })
+  after(async () => {
+    await front?.app.close()
+    await upstream?.close()
+  })
+
+  test('listPosts is [] when there are none (the front\'s 404 no-posts)', async () => {
+    upstream.behave((_req, res) => json(res, 200, []))
+    assert.deepEqual(await createBlogClient({ baseUrl: front.url }).listPosts(), [])
+  })
+
+  test('503 carries its Retry-After; 502 its kind', async () => {
+    upstream.behave((_req, res) => json(res, 503, {}, { 'retry-after': '7' }))
+    const unavailable = await problemOf(createBlogClient({ baseUrl: front.url }).listPosts())
+    assert.equal(unavailable.kind, 'upstream-unavailable')
+    assert.equal(unavailable.retryAfter, '7')
+    upstream.behave((_req, res) => json(res, 200, 'not a list'))
+    assert.equal((await problemOf(createBlogClient({ baseUrl: front.url }).listPosts())).kind, 'upstream-bad-response')
+  })
+})
+
+describe('the typed client, unit', () => {
+  const answer = (body: string, status: number, contentType: string): typeof fetch =>
+    async () => new Response(body, { status, statusText: 'Bad Gateway', headers: { 'content-type': contentType } })
+
+  test('an error answer that is no problem document is an about:blank problem with its status', async () => {
+    for (const [body, type] of [['<html>proxy error</html>', 'text/html'], ['{"error":"x"}', 'application/json'], ['{', 'application/json']]) {
+      const problem = await problemOf(createBlogClient({ baseUrl: 'http://blog.invalid', fetch: answer(body ?? '', 502, type ?? '') }).listPosts())
+      assert.equal(problem.problem.type, 'about:blank')
+      assert.equal(problem.status, 502)
+      assert.equal(problem.kind, undefined)
+    }
+  })
+
+  test('a base path is kept; the request id and the signal are passed', async () => {
+    const seen: Array<{ url: string, init: RequestInit | undefined }> = []
+    const recording: typeof fetch = async (url, init) => {
+      seen.push({ url: String(url), init })
+      return new Response('{"slug":"a"}', { headers: { 'content-type': 'application/json' } })
+    }
+    const signal = new AbortController().signal
+    await createBlogClient({ baseUrl: 'https://example.org/blog', fetch: recording }).getPost('a b', { requestId: 'r-1', signal })
+    await createBlogClient({ baseUrl: 'https://example.org/blog/', fetch: recording }).getPost('a')
+    assert.equal(seen[0]?.url, 'https://example.org/blog/api/blog/a%20b')
+    assert.deepEqual(seen[0]?.init?.headers, { accept: 'application/json', 'x-request-id': 'r-1' })
+    assert.equal(seen[0]?.init?.signal, signal)
+    assert.equal(seen[1]?.url, 'https://example.org/blog/api/blog/a')
+  })
+})
+
+test('the package exports it as blog-read-api/client: dist/client, typed, importing nothing', async () => {
+  assertBuilt()
+  const entry = fileURLToPath(import.meta.resolve('blog-read-api/client'))
+  assert.equal(entry, join(DIST, 'client', 'index.js'))
+  const built = await import('blog-read-api/client') as typeof import('../../src/client/index.js')
+  assert.equal(typeof built.createBlogClient, 'function')
+  assert.match(readFileSync(join(DIST, 'client', 'index.d.ts'), 'utf8'), /export declare function createBlogClient/)
+  // A browser loads it as it is: no import of anything.
+  assert.doesNotMatch(readFileSync(entry, 'utf8'), /^\s*import\b|\bimport\(/m)
+})
