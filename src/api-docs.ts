@@ -66,8 +66,9 @@ export function registerApiDocs (app: FastifyInstance, { title, description, ena
     staticCSP: DOCS_CSP,
     theme: { title: `${title} (reference)` },
     // The page's own initializer sets swagger-ui's `validatorUrl: null`: no badge from
-    // validator.swagger.io. Nothing else it loads comes from another host.
-    uiConfig: { deepLinking: true, displayRequestDuration: true }
+    // validator.swagger.io. Nothing else it loads comes from another host. BaseLayout: no top bar,
+    // whose "explore any URL" box is of no use here and whose logo is an inline <style> the CSP refuses.
+    uiConfig: { deepLinking: true, displayRequestDuration: true, layout: 'BaseLayout' }
   })
 
   let document: Representation | undefined

@@ -1,0 +1,75 @@
+// The example page: lists the posts and opens one, with the typed client, from another origin
+// than the API's (so the browser applies CORS). No framework: the DOM, and text only (a post's
+// fields are never parsed as HTML).
+import { BlogApiProblem, createBlogClient } from './blog-client.js'
+
+/** The front API's base URL: `?api=…`, by default the one `npm start` runs. */
+const api = new URL(window.location.href).searchParams.get('api') ?? 'http://127.0.0.1:3000'
+const client = createBlogClient({ baseUrl: api })
+
+const status = document.getElementById('status')
+const list = document.getElementById('posts')
+const article = document.getElementById('post')
+document.getElementById('api').textContent = api
+
+function show (element) {
+  for (const other of [list, article]) other.hidden = other !== element
+  status.hidden = element !== undefined
+}
+
+function fail (err) {
+  show(undefined)
+  status.dataset.error = ''
+  status.textContent = err instanceof BlogApiProblem
+    ? `${err.problem.title}: ${err.problem.detail}${err.retryAfter === undefined ? '' : ` (retry in ${err.retryAfter} s)`}`
+    : `The blog is unreachable (${err.message}).`
+}
+
+function dateOf (post) {
+  return typeof post.published_at === 'string' ? post.published_at.slice(0, 10) : ''
+}
+
+async function showList () {
+  const posts = await client.listPosts()
+  list.replaceChildren(...posts.map((post) => {
+    const item = document.createElement('li')
+    const link = document.createElement('a')
+    link.href = `#/posts/${encodeURIComponent(post.slug)}`
+    link.textContent = typeof post.title === 'string' ? post.title : post.slug
+    const date = document.createElement('time')
+    date.textContent = ` ${dateOf(post)}`
+    const summary = document.createElement('p')
+    summary.textContent = typeof post.summary === 'string' ? post.summary : ''
+    item.append(link, date, summary)
+    return item
+  }))
+  if (posts.length === 0) {
+    status.textContent = 'No posts yet.'
+    return
+  }
+  show(list)
+}
+
+async function showPost (slug) {
+  const post = await client.getPost(slug)
+  article.querySelector('h2').textContent = typeof post.title === 'string' ? post.title : post.slug
+  article.querySelector('.meta').textContent = [post.author, dateOf(post)].filter((part) => typeof part === 'string' && part !== '').join(' · ')
+  article.querySelector('.summary').textContent = typeof post.summary === 'string' ? post.summary : ''
+  article.querySelector('.content').textContent = typeof post.content === 'string' ? post.content : JSON.stringify(post, null, 2)
+  show(article)
+}
+
+async function route () {
+  status.hidden = false
+  delete status.dataset.error
+  status.textContent = 'Loading…'
+  const slug = /^#\/posts\/(.+)$/.exec(window.location.hash)?.[1]
+  try {
+    await (slug === undefined ? showList() : showPost(decodeURIComponent(slug)))
+  } catch (err) {
+    fail(err)
+  }
+}
+
+window.addEventListener('hashchange', route)
+route()

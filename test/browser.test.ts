@@ -1,0 +1,117 @@
+// In a real browser (Debian's Chromium, driven by playwright-core; never a downloaded one): the
+// front's /docs page shows both routes and requests nothing off its own origin, and the example
+// page, served from a second origin, lists the posts and opens one through CORS. Every request
+// the pages make is recorded; screenshots go to test-results/browser/. Mandatory in CI.
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync } from 'node:fs'
+import { after, before, describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { startExampleServer, type ExampleServer } from '../examples/blog-page/server.js'
+import { assertBuilt } from './helpers/built.js'
+import { openTestStore, sqliteServer, type TestDatabase } from './helpers/databases.js'
+import { startTiers, type Tiers } from './helpers/tiers.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const SCREENSHOTS = fileURLToPath(new URL('../test-results/browser/', import.meta.url))
+// The machine refuses outside connections anyway; these keep Chromium from trying.
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run']
+
+const skip = existsSync(CHROMIUM) || process.env.CI === 'true'
+  ? false
+  : `${CHROMIUM} is missing: the browser suite was SKIPPED (apt-get install chromium; mandatory in CI)`
+
+// `allHeaders()`: with those the network stack adds, such as Origin.
+interface Seen { url: string, headers: Promise<Record<string, string>> }
+
+describe('in a real browser', { skip }, () => {
+  let db: TestDatabase
+  let tiers: Tiers
+  let example: ExampleServer
+  let browser: Browser
+  let context: BrowserContext
+  const requests: Seen[] = []
+  const problems: string[] = []
+
+  before(async () => {
+    // The example page loads the built client.
+    assertBuilt()
+    db = await sqliteServer.create()
+    const writer = await openTestStore(db.location, { writable: true })
+    await writer.migrate()
+    await writer.seed()
+    await writer.close()
+    const store = await openTestStore(db.location)
+    await store.checkSchema()
+    tiers = await startTiers(store)
+    example = await startExampleServer()
+    mkdirSync(SCREENSHOTS, { recursive: true })
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 })
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    context.setDefaultTimeout(10_000)
+    context.on('request', (request) => { requests.push({ url: request.url(), headers: request.allHeaders() }) })
+    context.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
+    context.on('weberror', (error) => { problems.push(error.error().message) })
+  })
+  after(async () => {
+    await browser?.close()
+    await example?.close()
+    await tiers?.close()
+    await db?.drop()
+  })
+
+  /** A fresh page, and the requests and errors seen while `run` used it. */
+  async function visit (run: (page: Page) => Promise<void>): Promise<{ urls: URL[], origins: Array<string | undefined> }> {
+    requests.length = 0
+    problems.length = 0
+    const page = await context.newPage()
+    try {
+      await run(page)
+    } finally {
+      await page.close()
+    }
+    assert.deepEqual(problems, [], 'no script error, no CSP violation, no failed load')
+    const origins = await Promise.all(requests.map(async (request) => (await request.headers).origin))
+    return { urls: requests.map((request) => new URL(request.url)), origins }
+  }
+
+  for (const tier of ['front', 'posts'] as const) {
+    test(`${tier}: /docs shows both routes and requests nothing off its own origin`, async () => {
+      const base = new URL(tiers[tier].url)
+      const paths = tier === 'front' ? ['/api/blog', '/api/blog/{slug}'] : ['/api/posts', '/api/post/{slug}']
+      const { urls } = await visit(async (page) => {
+        await page.goto(new URL('/docs', base).href)
+        for (const path of paths) await page.locator(`.opblock-summary-path[data-path="${path}"]`).waitFor()
+        // One operation opened: its responses, problems included, are rendered from the document.
+        await page.locator('.opblock-summary-path', { hasText: paths[1] }).click()
+        await page.locator('.responses-table .response[data-code="404"]').first().waitFor()
+        await page.screenshot({ path: `${SCREENSHOTS}docs-${tier}.png`, fullPage: true })
+      })
+      assert.ok(urls.length >= 5, `the page and its files: ${urls.join(' ')}`)
+      for (const url of urls) assert.equal(url.origin, base.origin, `requested off the page's origin: ${url.href}`)
+      assert.ok(urls.some((url) => url.pathname === '/docs/json'), 'the document')
+    })
+  }
+
+  test('the example page, from another origin, lists the posts and opens one', async () => {
+    const front = new URL(tiers.front.url)
+    const page = new URL(example.url)
+    assert.notEqual(page.origin, front.origin)
+    const { urls, origins } = await visit(async (tab) => {
+      await tab.goto(`${example.url}?api=${encodeURIComponent(front.origin)}`)
+      const items = tab.locator('#posts li')
+      await items.nth(2).waitFor()
+      assert.deepEqual(await tab.locator('#posts li a').allTextContents(), ['Slugs and stores', 'Why two tiers', 'Hello, world'])
+      await tab.screenshot({ path: `${SCREENSHOTS}example-list.png`, fullPage: true })
+      await tab.locator('#posts a', { hasText: 'Why two tiers' }).click()
+      await tab.locator('#post h2', { hasText: 'Why two tiers' }).waitFor()
+      assert.match(await tab.locator('#post .content').textContent() ?? '', /## Two tiers/)
+      assert.equal(await tab.locator('#posts').isHidden(), true)
+      await tab.screenshot({ path: `${SCREENSHOTS}example-post.png`, fullPage: true })
+    })
+    for (const url of urls) assert.ok(url.origin === page.origin || url.origin === front.origin, `requested elsewhere: ${url.href}`)
+    const apiCalls = urls.flatMap((url, i) => url.origin === front.origin ? [{ path: url.pathname, origin: origins[i] }] : [])
+    // Cross-origin calls, so CORS is real: the browser sent its Origin and read the answers.
+    assert.deepEqual(apiCalls, [{ path: '/api/blog', origin: page.origin }, { path: '/api/blog/two-tiers', origin: page.origin }])
+  })
+})
