@@ -2,6 +2,7 @@
 // for each operation, per status, the kinds it can answer, with their `type`s as an enum and an
 // example each. Built from the PROBLEMS table, so a kind's URN and title live in one place.
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
+import { ALLOWED_METHODS } from './http/answer-headers.js'
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, PROBLEMS, problemDocument, type ProblemKind } from './problems.js'
 import { headerSchemas, REQUIRED_HEADER, requiredHeader, type ResponseSchema } from './route-schemas.js'
 
@@ -12,7 +13,8 @@ import { headerSchemas, REQUIRED_HEADER, requiredHeader, type ResponseSchema } f
  * `components.responses` (PROBLEM_COMPONENT_RESPONSES).
  */
 export const ANY_ROUTE_PROBLEMS: readonly ProblemKind[] = [
-  'bad-request', 'request-timeout', 'body-not-allowed', 'headers-too-large', 'internal', 'overloaded', 'shutting-down'
+  'bad-request', 'request-timeout', 'body-not-allowed', 'expectation-failed', 'headers-too-large', 'internal', 'overloaded',
+  'shutting-down', 'http-version-not-supported'
 ]
 
 const problemKinds = Object.keys(PROBLEMS) as ProblemKind[]
@@ -67,6 +69,8 @@ function problemHeaders (status: number, { retryAfterOnGatewayErrors = false, he
     'X-Request-Id': headerSchemas.requestIdEcho,
     'Cache-Control': requiredHeader({ ...headerSchemas.cacheControl, const: 'no-store', description: '`no-store`: a problem is never cached.' }),
     ...(retryAfter === undefined ? {} : { 'Retry-After': retryAfter }),
+    // 405: the methods there are; 413: the same, to a client whose body was refused.
+    ...(status === 405 || status === 413 ? { Allow: requiredHeader({ type: 'string', const: ALLOWED_METHODS, description: 'The methods this path answers.' }) } : {}),
     ...headers[status]
   }
 }
@@ -97,18 +101,16 @@ export function problemResponses (kinds: readonly ProblemKind[], options: Proble
  * `components.responses`; `Problem` is `#/components/schemas/Problem` there).
  */
 export const PROBLEM_COMPONENT_RESPONSES: Record<string, OpenApi.ResponseObject> = {
-  NotFound: componentResponse('not-found', 'No route at this path (any method).', {}),
-  MethodNotAllowed: componentResponse('method-not-allowed', 'A route is at this path, but only for GET and HEAD (OPTIONS is the CORS preflight where CORS is on).', {
-    Allow: requiredHeader({ type: 'string', const: 'GET, HEAD', description: 'The methods this path answers.' })
-  })
+  NotFound: componentResponse('not-found', 'No route at this path (any method).'),
+  MethodNotAllowed: componentResponse('method-not-allowed', 'A route is at this path, but only for GET and HEAD (OPTIONS is the CORS preflight where CORS is on).')
 }
 
-function componentResponse (kind: ProblemKind, description: string, headers: Record<string, unknown>): OpenApi.ResponseObject {
+function componentResponse (kind: ProblemKind, description: string): OpenApi.ResponseObject {
   const { schema, examples } = problemMediaType([kind]) as { schema: { allOf: [unknown, OpenApi.SchemaObject] }, examples: Record<string, OpenApi.ExampleObject> }
   const { status } = PROBLEMS[kind]
   return {
     description,
-    headers: Object.fromEntries(Object.entries(problemHeaders(status, { headers: { [status]: headers } })).map(([name, header]) => [name, headerObject(header as HeaderSchema)])),
+    headers: Object.fromEntries(Object.entries(problemHeaders(status, {})).map(([name, header]) => [name, headerObject(header as HeaderSchema)])),
     content: {
       [PROBLEM_CONTENT_TYPE]: { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, schema.allOf[1]] }, examples }
     }

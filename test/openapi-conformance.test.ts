@@ -11,6 +11,7 @@ import { freePort, json, startFakeUpstream, type FakeUpstream } from './helpers/
 import { request as undiciRequest } from 'undici'
 import { fromInject, get, type TestResponse } from './helpers/http.js'
 import { createConformance, type Conformance, type OpenApiDocument } from './helpers/openapi-conformance.js'
+import { asTestResponse, rawRequest } from './helpers/raw-http.js'
 import { startFront, startTiers, type RunningApp, type Tiers } from './helpers/tiers.js'
 
 /** A GET as `get` gives it, with a compressed body decoded (the body is checked as JSON). */
@@ -32,6 +33,8 @@ async function conformanceOf (tier: RunningApp): Promise<Conformance> {
 function checker (tier: () => RunningApp, conformance: () => Conformance): {
   request: (path: string, headers?: Record<string, string>, method?: string) => Promise<TestResponse>
   inject: (options: { method: 'GET', url: string, payload: string }) => Promise<TestResponse>
+  /** `GET path` as raw bytes, with `version` and `headers` as written: what the edge refuses. */
+  raw: (path: string, version: string, headers: string) => Promise<TestResponse>
   matched: Set<string>
 } {
   const matched = new Set<string>()
@@ -40,6 +43,11 @@ function checker (tier: () => RunningApp, conformance: () => Conformance): {
     async request (path, headers = {}, method = 'GET') {
       const response = await getDecoded(tier().url, path, headers, method)
       matched.add(conformance().check(method, path, response))
+      return response
+    },
+    async raw (path, version, headers) {
+      const response = asTestResponse(await rawRequest(tier().port, `GET ${path} ${version}\r\nHost: 127.0.0.1\r\n${headers}\r\n`))
+      matched.add(conformance().check('GET', path, response))
       return response
     },
     async inject (options) {
@@ -54,7 +62,7 @@ describe('the post API answers as its OpenAPI document says', () => {
   let db: TestDatabase
   let tiers: Tiers
   let conformance: Conformance
-  const { request, inject, matched } = checker(() => tiers.posts, () => conformance)
+  const { request, inject, raw, matched } = checker(() => tiers.posts, () => conformance)
 
   before(async () => {
     db = await sqliteServer.create()
@@ -83,12 +91,16 @@ describe('the post API answers as its OpenAPI document says', () => {
     assert.equal((await request('/api/post/hello-world', { 'if-none-match': String(post.headers.etag) })).status, 304)
   })
 
-  test('problems: 400, 404, 405, 413, and 503 while the store is down', async () => {
+  test('problems: 400, 404, 405, 413, 417, 505, and 503 while the store is down', async () => {
     assert.equal((await request(`/api/post/${'a'.repeat(201)}`)).status, 400)
+    assert.equal((await request('/api/post/%E0%A4%A')).status, 400)
     assert.equal((await request('/api/post/no-such-post')).status, 404)
     assert.equal((await request('/api/nowhere')).status, 404)
     assert.equal((await request('/api/posts', {}, 'DELETE')).status, 405)
     assert.equal((await inject({ method: 'GET', url: '/api/posts', payload: '{}' })).status, 413)
+    // Refused by the edge, below the framework.
+    assert.equal((await raw('/api/post/hello-world', 'HTTP/1.1', 'Expect: a-miracle\r\n')).status, 417)
+    assert.equal((await raw('/api/posts', 'HTTP/1.2', '')).status, 505)
     await db.exec('ALTER TABLE posts RENAME TO posts_away')
     try {
       assert.equal((await request('/api/posts')).status, 503)
@@ -100,8 +112,8 @@ describe('the post API answers as its OpenAPI document says', () => {
 
   test('every answer above matched the operation it reached', () => {
     assert.deepEqual([...matched].sort(), [
-      '/api/post/{slug} 200', '/api/post/{slug} 304', '/api/post/{slug} 400', '/api/post/{slug} 404', '/api/post/{slug} 503',
-      '/api/posts 200', '/api/posts 304', '/api/posts 413', '/api/posts 503',
+      '/api/post/{slug} 200', '/api/post/{slug} 304', '/api/post/{slug} 400', '/api/post/{slug} 404', '/api/post/{slug} 417',
+      '/api/post/{slug} 503', '/api/posts 200', '/api/posts 304', '/api/posts 413', '/api/posts 503', '/api/posts 505',
       'components.responses.MethodNotAllowed', 'components.responses.NotFound'
     ])
   })

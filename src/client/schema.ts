@@ -74,7 +74,7 @@ export interface components {
              * @description `urn:blog-read-api:problem:<kind>`
              * @enum {string}
              */
-            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:upstream-timeout";
+            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:expectation-failed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:upstream-timeout" | "urn:blog-read-api:problem:http-version-not-supported";
             /** @description The kind, in English; the same for every answer of that kind. */
             title: string;
             /** @description The HTTP status code. */
@@ -247,6 +247,8 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
                     [name: string]: unknown;
                 };
                 content: {
@@ -255,6 +257,24 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:body-not-allowed";
                         /** @constant */
                         status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
                     };
                 };
             };
@@ -351,6 +371,24 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:upstream-timeout";
                         /** @constant */
                         status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
                     };
                 };
             };
@@ -474,6 +512,8 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
                     [name: string]: unknown;
                 };
                 content: {
@@ -482,6 +522,24 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:body-not-allowed";
                         /** @constant */
                         status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
                     };
                 };
             };
@@ -578,6 +636,24 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:upstream-timeout";
                         /** @constant */
                         status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
                     };
                 };
             };
