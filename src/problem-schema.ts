@@ -52,7 +52,7 @@ function problemMediaType (kinds: readonly ProblemKind[]): Record<string, unknow
 }
 
 export interface ProblemResponseOptions {
-  /** Retry-After on 502 and 504 answers too: the front sends it while it fails fast (circuit breaker). */
+  /** Retry-After on 502 and 504 answers too: the front sends it while no upstream is in rotation. */
   retryAfterOnGatewayErrors?: boolean
   /** More headers some answers of a status may carry. */
   headers?: Record<number, Record<string, unknown>>
@@ -63,7 +63,7 @@ function problemHeaders (status: number, { retryAfterOnGatewayErrors = false, he
   const retryAfter = status === 503
     ? requiredHeader(headerSchemas.retryAfter)
     : retryAfterOnGatewayErrors && (status === 502 || status === 504)
-      ? { ...headerSchemas.retryAfter, description: `${headerSchemas.retryAfter.description} Sent while the front fails fast after consecutive upstream failures.` }
+      ? { ...headerSchemas.retryAfter, description: `${headerSchemas.retryAfter.description} Sent while no upstream is in rotation (the front answers at once).` }
       : undefined
   return {
     'X-Request-Id': headerSchemas.requestIdEcho,

@@ -181,7 +181,7 @@ describe('the front answers as its OpenAPI document says, whatever the upstream 
     assert.equal((await inject({ method: 'GET', url: '/api/blog', payload: '{}' })).status, 413)
   })
 
-  test('502 (bad answer, nobody there, failing fast), 503 with the upstream\'s Retry-After, 504', async () => {
+  test('502 (bad answer, nobody there, none in rotation), 503 with the upstream\'s Retry-After, 504', async () => {
     upstreamAnswers((res) => json(res, 500, 'oops'), (res) => json(res, 200, '<html>'))
     assert.equal((await request('/api/blog')).status, 502)
     assert.equal((await request('/api/blog/first')).status, 502)
@@ -190,8 +190,8 @@ describe('the front answers as its OpenAPI document says, whatever the upstream 
     assert.equal(unavailable.status, 503)
     assert.equal(unavailable.headers['retry-after'], '7')
 
-    // Nothing listens there; after one failure the breaker answers at once, with a Retry-After.
-    front = await another({ breakerFailures: 1 }, new URL(`http://127.0.0.1:${await freePort()}`))
+    // Nothing listens there; after one failure it leaves rotation, and the front answers at once, with a Retry-After.
+    front = await another({ ejectFailures: 1 }, new URL(`http://127.0.0.1:${await freePort()}`))
     assert.equal((await request('/api/blog')).status, 502)
     const fast = await request('/api/blog')
     assert.equal(fast.status, 502)

@@ -29,7 +29,7 @@ export class BlogApiProblem extends Error {
   readonly status: number
   /** The kind (`post-not-found`…), or undefined for an `about:blank` problem. */
   readonly kind: ProblemKind | undefined
-  /** The answer's `Retry-After`, when it has one (503s, and 502/504 while the front fails fast). */
+  /** The answer's `Retry-After`, when it has one (503s, and 502/504 while no upstream is in rotation). */
   readonly retryAfter: string | undefined
 
   constructor (problem: BlogApiProblem['problem'], retryAfter?: string) {

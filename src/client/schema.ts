@@ -322,7 +322,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while the front fails fast after consecutive upstream failures. */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -362,7 +362,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while the front fails fast after consecutive upstream failures. */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -587,7 +587,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while the front fails fast after consecutive upstream failures. */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -627,7 +627,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while the front fails fast after consecutive upstream failures. */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
