@@ -9,6 +9,7 @@ export const RETRY_AFTER_S = 5
 export const PROBLEMS = {
   'bad-request': { status: 400, title: 'Bad request' },
   'invalid-slug': { status: 400, title: 'Invalid slug' },
+  'invalid-query': { status: 400, title: 'Invalid query' },
   'not-found': { status: 404, title: 'Not found' },
   'post-not-found': { status: 404, title: 'Post not found' },
   'no-posts': { status: 404, title: 'No posts' },

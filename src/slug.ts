@@ -29,5 +29,10 @@ const UNSTORABLE = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<
  * widen the front's pattern), so it only refuses what no store could have stored or matched.
  */
 export function isLookupableSlug (slug: string): boolean {
-  return slug.length >= 1 && slug.length <= SLUG_MAX_LENGTH && !UNSTORABLE.test(slug)
+  return slug.length >= 1 && slug.length <= SLUG_MAX_LENGTH && isStorableText(slug)
+}
+
+/** Whether every store can hold and compare `text` (no control characters, no lone surrogates). */
+export function isStorableText (text: string): boolean {
+  return !UNSTORABLE.test(text)
 }

@@ -7,6 +7,7 @@ import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
 import type { BodyLimits } from '../body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http-base.js'
+import { nextLink, parseListQuery, parsePostQuery, type ListQuery, type SortKey } from '../list-query.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../slug.js'
 import { relayJsonArray } from './relay-stream.js'
@@ -41,6 +42,11 @@ export function buildFrontApp ({
     reply.header('cache-status', `blog-read-api; fwd=stale; fwd-status=${stale.status}; detail=stale-if-error`)
   }
 
+  /** Our own link to the next page, on our own route: only the upstream's cursor is taken from its answer. */
+  function linkNext (reply: FastifyReply, query: ListQuery, next: SortKey | undefined): void {
+    if (next !== undefined) reply.header('link', nextLink('/api/blog', query, next))
+  }
+
   async function relayList (request: FastifyRequest, reply: FastifyReply, { stream, etag }: Extract<ListOutcome, { kind: 'stream' }>): Promise<FastifyReply> {
     await sendConditional(request, reply, { etag, cacheControl }, async () =>
       reply.header('content-type', JSON_CONTENT_TYPE).send(await relayJsonArray(stream)))
@@ -50,17 +56,23 @@ export function buildFrontApp ({
   }
 
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const list = await cache.list(request.id, () => answerable(request))
-    if (list.kind === 'stream') return await relayList(request, reply, list)
+    // A malformed parameter is a 400 here, before any upstream call.
+    const query = parseListQuery(request.url)
+    const list = await cache.list(query, request.id, () => answerable(request))
+    if (list.kind === 'stream') {
+      linkNext(reply, query, list.next)
+      return await relayList(request, reply, list)
+    }
     flagStale(reply, list.stale)
     if (list.body.empty) return sendProblem(reply, 'no-posts', 'There are no posts yet.')
+    linkNext(reply, query, list.body.next)
     return await sendRepresentation(request, reply, list.body.representation, cacheControl)
   }
 
   async function getPost (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const { slug } = request.params
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
-    const post = await cache.post(slug, request.id, () => answerable(request))
+    const post = await cache.post(slug, parsePostQuery(request.url), request.id, () => answerable(request))
     if (post.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     flagStale(reply, post.stale)
     return await sendRepresentation(request, reply, post.body.representation, cacheControl)

@@ -2,14 +2,17 @@
 // upstream (a conditional GET, coalesced among concurrent requests), so answers are fresh yet
 // mostly served from memory; a new body's shape is checked once, when it arrives; when the
 // upstream fails and stale-if-error is on, a recent enough copy is served instead, flagged.
+// Each distinct query (path plus its parameters in canonical order) is its own copy.
 import type { Readable } from 'node:stream'
 import { LRUCache } from 'lru-cache'
 import sjson from 'secure-json-parse'
 import type { BodyLimits } from '../body-limits.js'
 import { AbandonedCallError, createCoalescer } from '../coalescer.js'
 import type { Config } from '../config.js'
-import { ProblemError } from '../problems.js'
-import { createRepresentation, type Representation } from '../representation.js'
+import { canonicalSearch, encodeCursor, nextCursorIn, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
+import { PROBLEM_TYPE_BASE, ProblemError } from '../problems.js'
+import { createRepresentation, etagOf, type Representation } from '../representation.js'
+import { isStorableText } from '../slug.js'
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js'
 
 export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, BodyLimits {
@@ -21,6 +24,8 @@ export interface CheckedBody {
   representation: Representation
   /** Lists only: the array is empty (404 at the front). */
   empty: boolean
+  /** Pages only: where the next page starts, when more posts follow (from the upstream's Link). */
+  next?: SortKey
 }
 
 /** A held copy served because the upstream failed with `status` (RFC 9211 `fwd-status`). */
@@ -33,12 +38,14 @@ export type PostOutcome =
 export type ListOutcome =
   | { kind: 'body', body: CheckedBody, stale?: Stale }
   /** A list too large to check whole: relayed as it comes, to one client only. */
-  | { kind: 'stream', stream: Readable, etag: string | undefined }
+  | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey }
 
 /** `wanted`: whether the request still waits for the answer (its client is there); no call is made for it otherwise. */
 export interface UpstreamCache {
-  list: (requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
-  post: (slug: string, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
+  list: (query: ListQuery, requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
+  post: (slug: string, query: PostQuery, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
+  /** Copies held now (for tests and metrics). */
+  readonly heldCopies: number
 }
 
 interface HeldCopy extends CheckedBody {
@@ -51,44 +58,63 @@ interface HeldCopy extends CheckedBody {
 type Shared = { kind: 'body', body: CheckedBody } | { kind: 'absent' } | { kind: 'streamed' }
 type Fetched = Exclude<Shared, { kind: 'streamed' }> | Extract<ListOutcome, { kind: 'stream' }>
 
+/**
+ * What the body of a call must be: the list (a page of at most `limit` posts when set) or the
+ * post `slug`; `queried`: the call carries list-query parameters (so a 400 of the upstream may
+ * be the client's mistake, relayed).
+ */
+type Expected =
+  | { kind: 'list', limit: number | undefined, queried: boolean }
+  | { kind: 'post', slug: string, queried: boolean }
+
 /** Retry-After sent with a relayed 503 when the upstream gave none we can pass on. */
 const DEFAULT_RETRY_AFTER_S = 5
 const RETRY_AFTER = /^(?:\d{1,9}|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)$/
 const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
 const LIST_PATH = '/api/posts'
+/** Copies held at most, whatever their size: every distinct query is one, and clients choose queries. */
+const MAX_HELD_COPIES = 10_000
+/** A relayed problem detail longer than this is not relayed (an upstream we do not recognise). */
+const MAX_RELAYED_DETAIL = 500
 
 export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit }: UpstreamCacheOptions): UpstreamCache {
   const coalescer = createCoalescer<Shared>()
   const held = new LRUCache<string, HeldCopy>({
+    max: MAX_HELD_COPIES,
     maxSize: Math.max(1, cacheMaxBytes), // 0 disables: nothing fits
     // Room for the compressed variants made beside the body.
     sizeCalculation: (copy) => Math.ceil(copy.representation.body.length * 1.5) + 256
   })
 
   /** Checks a whole upstream body once (SPEC's 502 when its shape is wrong) and holds it if it has a validator. */
-  function check (path: string, response: UpstreamResponse, slug: string | undefined): CheckedBody {
+  function check (path: string, response: UpstreamResponse, expected: Expected): CheckedBody {
     const value = parseUpstreamJson(response.body)
-    if (slug === undefined) {
+    if (expected.kind === 'list') {
       if (!Array.isArray(value) || !value.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
-    } else if (!isPost(value) || value.slug !== slug) {
+      if (expected.limit !== undefined && value.length > expected.limit) throw badResponse('The upstream post API answered with more posts than the limit.')
+    } else if (!isPost(value) || value.slug !== expected.slug) {
       throw badResponse('The upstream post API did not answer with the requested post.')
     }
+    const next = nextCursor(response, expected)
     const upstreamEtag = strongEtag(response.headers.etag)
-    const body = { representation: createRepresentation(response.body, upstreamEtag), empty: Array.isArray(value) && value.length === 0 }
+    // Without the upstream's validator, ours must cover the next link as well as the bytes.
+    const etag = upstreamEtag ?? etagOf(next === undefined ? response.body : Buffer.concat([response.body, Buffer.from(`\n${encodeCursor(next)}`)]))
+    const body = { representation: createRepresentation(response.body, etag), empty: Array.isArray(value) && value.length === 0, ...(next === undefined ? {} : { next }) }
     // Only a body with a validator can be revalidated; the others are used once.
     if (upstreamEtag === undefined) held.delete(path)
     else held.set(path, { ...body, upstreamEtag, validatedAt: Date.now() })
     return body
   }
 
-  /** One upstream call, conditional when a copy is held. `slug` undefined: the list. */
-  async function call (path: string, slug: string | undefined, requestId: string): Promise<Fetched> {
+  /** One upstream call, conditional when a copy is held. */
+  async function call (path: string, expected: Expected, requestId: string): Promise<Fetched> {
     const copy = held.get(path)
+    const list = expected.kind === 'list'
     const response = await upstream.get(path, {
       requestId,
       ifNoneMatch: copy?.upstreamEtag,
-      maxBytes: slug === undefined ? maxListBytes : maxPostBytes,
-      streamAbove: slug === undefined ? listBufferLimit : undefined
+      maxBytes: list ? maxListBytes : maxPostBytes,
+      streamAbove: list ? listBufferLimit : undefined
     })
     if (response.status === 304 && copy !== undefined) {
       copy.validatedAt = Date.now()
@@ -96,12 +122,23 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     }
     if (response.status === 200 && response.stream !== undefined) {
       held.delete(path)
-      return { kind: 'stream', stream: response.stream, etag: strongEtag(response.headers.etag) }
+      const { stream } = response
+      try {
+        const next = nextCursor(response, expected)
+        return { kind: 'stream', stream, etag: strongEtag(response.headers.etag), ...(next === undefined ? {} : { next }) }
+      } catch (err) {
+        stream.destroy()
+        throw err
+      }
     }
-    if (response.status === 200) return { kind: 'body', body: check(path, response, slug) }
-    if (response.status === 404 && slug !== undefined) {
+    if (response.status === 200) return { kind: 'body', body: check(path, response, expected) }
+    if (response.status === 404 && !list) {
       held.delete(path)
       return { kind: 'absent' }
+    }
+    if (response.status === 400 && expected.queried) {
+      held.delete(path)
+      throw relayedInvalidQuery(response)
     }
     throw unexpectedStatus(response)
   }
@@ -111,11 +148,11 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
    * was, and the others that shared that call make their own. When the call fails (502/503/504)
    * and stale-if-error is on, the held copy instead, if validated recently enough.
    */
-  async function fetch (path: string, slug: string | undefined, requestId: string, wanted?: () => boolean): Promise<Fetched & { stale?: Stale }> {
+  async function fetch (path: string, expected: Expected, requestId: string, wanted?: () => boolean): Promise<Fetched & { stale?: Stale }> {
     try {
       let own: Fetched | undefined
       const shared = await coalescer.run(path, async () => {
-        const fetched = await call(path, slug, requestId)
+        const fetched = await call(path, expected, requestId)
         if (fetched.kind !== 'stream') return fetched
         own = fetched
         return { kind: 'streamed' }
@@ -123,7 +160,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
       if (shared.kind !== 'streamed') return shared
       if (own !== undefined) return own
       if (wanted?.() === false) throw new AbandonedCallError()
-      return await call(path, slug, requestId)
+      return await call(path, expected, requestId)
     } catch (err) {
       const copy = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? held.get(path) : undefined
       if (copy === undefined || Date.now() - copy.validatedAt > staleIfErrorS * 1000) throw err
@@ -132,16 +169,22 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
   }
 
   return {
-    async list (requestId, wanted) {
-      const fetched = await fetch(LIST_PATH, undefined, requestId, wanted)
+    async list (query, requestId, wanted) {
+      // Canonical: the same query in any spelling is one copy and one coalesced call.
+      const search = canonicalSearch(query)
+      const fetched = await fetch(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '' }, requestId, wanted)
       if (fetched.kind === 'absent') throw new Error('a list is never absent')
       return fetched
     },
-    async post (slug, requestId, wanted) {
+    async post (slug, query, requestId, wanted) {
+      const search = canonicalSearch(query)
       // Built from the encoded slug only; never `new URL(slug, base)`, which resolves dot segments and `//host`.
-      const fetched = await fetch(`/api/post/${encodeURIComponent(slug)}`, slug, requestId, wanted)
+      const fetched = await fetch(`/api/post/${encodeURIComponent(slug)}${search}`, { kind: 'post', slug, queried: search !== '' }, requestId, wanted)
       if (fetched.kind === 'stream') throw new Error('a post is never streamed')
       return fetched
+    },
+    get heldCopies () {
+      return held.size
     }
   }
 }
@@ -163,6 +206,31 @@ function parseUpstreamJson (body: Buffer): unknown {
   } catch (err) {
     throw badResponse('The upstream post API answered with a body that is not acceptable JSON.', err)
   }
+}
+
+/**
+ * Where the next page starts, from the upstream's Link header: only for a page, and only its
+ * cursor, checked as a client's would be. The link itself is never followed nor passed on.
+ */
+function nextCursor (response: UpstreamResponse, expected: Expected): SortKey | undefined {
+  const header = response.headers.link
+  if (expected.kind !== 'list' || expected.limit === undefined || header === undefined) return undefined
+  const next = nextCursorIn(Array.isArray(header) ? header.join(', ') : header)
+  if (next === null) throw badResponse('The upstream post API sent a next link without a valid cursor.')
+  return next
+}
+
+/** The upstream refused the query's parameters (a column it lacks, no tags): the client's 400, with its detail. */
+function relayedInvalidQuery (response: UpstreamResponse): ProblemError {
+  let problem: unknown
+  try {
+    problem = sjson.parse(response.body.toString('utf8'), null, { protoAction: 'error', constructorAction: 'error' })
+  } catch {}
+  const { type, detail } = (typeof problem === 'object' && problem !== null ? problem : {}) as { type?: unknown, detail?: unknown }
+  if (type !== `${PROBLEM_TYPE_BASE}invalid-query` || typeof detail !== 'string' || detail.length > MAX_RELAYED_DETAIL || !isStorableText(detail)) {
+    return badResponse('The upstream post API answered with status 400.')
+  }
+  return new ProblemError('invalid-query', detail)
 }
 
 /** The outcomes every route maps the same way: 503 relayed, any other unexpected status 502. */

@@ -1,14 +1,16 @@
-// The upstream post API: the two reads of SPEC part A over a PostStore, with strong ETags,
-// 304s and compression, bodies built once per store change, large lists streamed.
+// The upstream post API: the two reads of SPEC part A over a PostStore, with the list queries
+// (fields, pages, tags), strong ETags, 304s and compression, bodies built once per store change
+// and query, large lists streamed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
 import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http-base.js'
+import { invalidQuery, nextLink, parseListQuery, parsePostQuery } from '../list-query.js'
 import { ProblemError } from '../problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../slug.js'
-import { StoreUnavailableError, type PostStore } from '../store/store.js'
+import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 
@@ -36,6 +38,8 @@ export function buildPostsApp ({ store, logger, cacheControl, server, apiDocs = 
       consecutiveFailures = 0
       return result
     } catch (err) {
+      // The table cannot answer this query (an unknown column, no tags): the client's mistake.
+      if (err instanceof StoreQueryError) throw invalidQuery(err.message)
       if (!(err instanceof StoreUnavailableError)) throw err
       consecutiveFailures++
       throw new ProblemError('store-unavailable', 'The post store is not answering; try again shortly.', {
@@ -46,19 +50,24 @@ export function buildPostsApp ({ store, logger, cacheControl, server, apiDocs = 
   }
 
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const list = await read(() => bodies.list())
-    if (list.kind === 'whole') return await sendRepresentation(request, reply, list.representation, cacheControl)
+    const query = parseListQuery(request.url)
+    const list = await read(() => bodies.list(query))
+    if (list.kind === 'whole') {
+      if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
+      return await sendRepresentation(request, reply, list.representation, cacheControl)
+    }
     // A store failure after this point can only cut the response short (the socket is
     // destroyed, so the client sees an incomplete body, never a complete-looking one).
     return await sendConditional(request, reply, { etag: list.etag, cacheControl }, async () =>
-      reply.header('content-type', JSON_CONTENT_TYPE).send(await read(() => bodies.streamList())))
+      reply.header('content-type', JSON_CONTENT_TYPE).send(await read(() => bodies.streamList(query))))
   }
 
   async function getPost (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const { slug } = request.params
     // Not the front's pattern: this tier serves whatever slugs the table holds.
     if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
-    const post = await read(() => bodies.post(slug))
+    const query = parsePostQuery(request.url)
+    const post = await read(() => bodies.post(slug, query))
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     return await sendRepresentation(request, reply, post, cacheControl)
   }

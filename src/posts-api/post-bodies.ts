@@ -2,29 +2,35 @@
 // change token (after it arrived), then serves what was built under that same token or builds
 // it, reading the data after the token: so no answer is older than its request, and a committed
 // change shows in the very next response. Stores without a token are read afresh every time.
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
-import { LRUCache } from 'lru-cache'
 import { LIST_BUFFER_LIMIT } from '../body-limits.js'
 import { createCoalescer } from '../coalescer.js'
-import { createRepresentation, type Representation } from '../representation.js'
+import { canonicalSearch, encodeCursor, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
+import { createRepresentation, etagOf, type Representation } from '../representation.js'
 import { resumedStream } from '../resumed-stream.js'
 import type { Post, PostStore } from '../store/store.js'
+import { createBuildCache, type BuildCache } from './build-cache.js'
 
-/** Posts kept per change token; a change drops them all. */
+/** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
+/** Lists and pages kept per change token: every distinct query is one, so a flood of them evicts the oldest. */
+const MAX_CACHED_LISTS = 1000
+/** Bytes of bodies each of the two caches keeps at most (a whole list is up to LIST_BUFFER_LIMIT). */
+const MAX_CACHED_BYTES = 64 * 1024 * 1024
 /** Streamed lists are written in chunks of about this size. */
 const STREAM_CHUNK_CHARS = 16 * 1024
 
 export type ListBody =
-  | { kind: 'whole', representation: Representation }
+  /** `next`: a page's last sort key, when more posts follow it. */
+  | { kind: 'whole', representation: Representation, next?: SortKey }
   /** Too large to hold: stream it. `etag` is set when a change token identifies the content. */
   | { kind: 'large', etag: string | undefined }
 
 interface Generation {
   token: string
-  list?: Promise<ListBody>
-  posts: LRUCache<string, Promise<Representation | null>>
+  lists: BuildCache<ListBody>
+  posts: BuildCache<Representation | null>
 }
 
 // Change tokens are only meaningful within one process's connection (SQLite's data_version
@@ -32,11 +38,18 @@ interface Generation {
 const PROCESS_NONCE = randomBytes(6).toString('base64url')
 
 export interface PostBodies {
-  post: (slug: string) => Promise<Representation | null>
-  list: () => Promise<ListBody>
+  /** Rejects with StoreQueryError, before reading anything, when the table cannot answer `query`. */
+  post: (slug: string, query?: PostQuery) => Promise<Representation | null>
+  list: (query?: ListQuery) => Promise<ListBody>
   /** The list as a stream; rejects (before any byte is sent) when the store fails to start it. */
-  streamList: () => Promise<Readable>
+  streamList: (query?: ListQuery) => Promise<Readable>
+  /** Bodies kept for the current change token, and builds in flight. */
+  readonly cached: number
 }
+
+/** Room for the compressed variants made beside a body. */
+const sizeOfBody = (representation: Representation | null): number => representation === null ? 64 : Math.ceil(representation.body.length * 1.5) + 256
+const sizeOfList = (list: ListBody): number => list.kind === 'whole' ? sizeOfBody(list.representation) : 256
 
 export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT): PostBodies {
   let current: Generation | undefined
@@ -46,62 +59,80 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
   const readChangeToken = (): Promise<string | undefined> => tokenReads.run('token', () => store.readChangeToken())
 
   function generationFor (token: string): Generation {
-    if (current?.token !== token) current = { token, posts: new LRUCache({ max: MAX_CACHED_POSTS }) }
+    if (current?.token !== token) {
+      current = {
+        token,
+        lists: createBuildCache({ max: MAX_CACHED_LISTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfList }),
+        posts: createBuildCache({ max: MAX_CACHED_POSTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfBody })
+      }
+    }
     return current
   }
 
-  async function buildPost (slug: string): Promise<Representation | null> {
-    const post = await store.findPostBySlug(slug)
+  async function buildPost (slug: string, query: PostQuery): Promise<Representation | null> {
+    const post = await store.findPostBySlug(slug, query)
     return post === undefined ? null : createRepresentation(Buffer.from(JSON.stringify(post)))
   }
 
-  async function buildList (token: string | undefined): Promise<ListBody> {
+  async function buildList (query: ListQuery, token: string | undefined): Promise<ListBody> {
     const parts: string[] = []
     let size = 2
-    for await (const post of store.streamPosts()) {
+    for await (const post of store.streamPosts(query)) {
       const json = JSON.stringify(post)
       size += json.length + 1
       // Leaving the loop closes the cursor; the caller streams the list afresh.
-      if (size > listBufferLimit) return { kind: 'large', etag: token === undefined ? undefined : `"L-${PROCESS_NONCE}-${token}"` }
+      if (size > listBufferLimit) return { kind: 'large', etag: token === undefined ? undefined : largeListEtag(token, query) }
       parts.push(json)
     }
     return { kind: 'whole', representation: createRepresentation(Buffer.from(`[${parts.join(',')}]`)) }
   }
 
-  /** Shares one build per token among concurrent requests; a failed build is not kept. */
-  function shared<T> (promise: Promise<T>, forget: () => void): Promise<T> {
-    promise.catch(forget)
-    return promise
+  /** A page (at most 1,000 posts) is built whole, whatever its size. */
+  async function buildPage (query: ListQuery & { limit: number }): Promise<ListBody> {
+    const { posts, next } = await store.readPage(query)
+    const body = Buffer.from(`[${posts.map((post) => JSON.stringify(post)).join(',')}]`)
+    if (next === undefined) return { kind: 'whole', representation: createRepresentation(body) }
+    // The Link header is part of what a validator vouches for: a post added after the last one
+    // leaves the body as it was, but a `next` link appears.
+    return { kind: 'whole', representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${encodeCursor(next)}`)]))), next }
   }
 
   return {
-    async post (slug) {
+    async post (slug, query = {}) {
+      store.checkQuery(query)
       const token = await readChangeToken()
-      if (token === undefined) return await buildPost(slug)
-      const generation = generationFor(token)
-      let body = generation.posts.get(slug)
-      if (body === undefined) {
-        body = shared(buildPost(slug), () => generation.posts.delete(slug))
-        generation.posts.set(slug, body)
-      }
-      return await body
+      if (token === undefined) return await buildPost(slug, query)
+      // A slug never holds a control character (the route refuses them): the key is unambiguous.
+      return await generationFor(token).posts.get(`${slug}\n${canonicalSearch(query)}`, () => buildPost(slug, query))
     },
 
-    async list () {
+    async list (query = {}) {
+      store.checkQuery(query)
+      const { limit } = query
       const token = await readChangeToken()
-      if (token === undefined) return await buildList(undefined)
-      const generation = generationFor(token)
-      generation.list ??= shared(buildList(token), () => { generation.list = undefined })
-      return await generation.list
+      const build = (): Promise<ListBody> => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit })
+      if (token === undefined) return await build()
+      return await generationFor(token).lists.get(canonicalSearch(query), build)
     },
 
-    async streamList () {
-      const chunks = serialise(store.streamPosts())[Symbol.asyncIterator]()
+    async streamList (query = {}) {
+      const chunks = serialise(store.streamPosts(query))[Symbol.asyncIterator]()
       // The first chunk runs the query: a store failure is still a clean 503 here.
       const first = await chunks.next()
       return resumedStream(first.done === true ? [] : [first.value], chunks)
+    },
+
+    get cached () {
+      return current === undefined ? 0 : current.lists.size + current.posts.size
     }
   }
+}
+
+/** A streamed list's validator: this process, the change token, and the query. */
+function largeListEtag (token: string, query: ListQuery): string {
+  const search = canonicalSearch(query)
+  const variant = search === '' ? '' : `-${createHash('sha1').update(search).digest('base64url').slice(0, 16)}`
+  return `"L-${PROCESS_NONCE}-${token}${variant}"`
 }
 
 async function * serialise (posts: AsyncIterable<Post>): AsyncIterable<string> {

@@ -1,9 +1,13 @@
-// The PostStore every dialect shares: Kysely builds the two reads; a DialectSpec supplies what
-// differs (introspection, collation-proof ordering, DDL, timestamp binding).
-import type { CompiledQuery, Kysely, RawBuilder } from 'kysely'
-import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'
+// The PostStore every dialect shares: Kysely builds the reads; a DialectSpec supplies what
+// differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
+import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
+import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
+import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
-import { StoreSchemaError, StoreUnavailableError, type ColumnInfo, type Dialect, type Post, type PostStore, type PostUpsert, type UpsertOutcome } from './store.js'
+import {
+  StoreQueryError, StoreSchemaError, StoreUnavailableError,
+  type ColumnInfo, type Dialect, type Page, type PageQuery, type Post, type PostStore, type PostUpsert, type UpsertOutcome
+} from './store.js'
 import { upsertPosts } from './upsert-posts.js'
 
 /** The only table we read; its other columns are whatever the operator's table has. */
@@ -19,12 +23,24 @@ export interface DialectSpec {
    * else (a defect of ours, an unexpected driver error) is not, and surfaces as a 500.
    */
   isUnavailable (err: Error): boolean
+  /**
+   * Whether an error of a read with a cursor means its `published_at` cannot be read as the
+   * column's type (a forged cursor: 400, not 500).
+   */
+  isInvalidKey (err: Error): boolean
   /** Columns of `posts` in table order; empty when there is no such table. */
   describeColumns (db: Kysely<Tables>): Promise<ColumnInfo[]>
   /** `published_at` newest first, NULLs (unpublished) last, on every store. */
   readonly newestFirst: RawBuilder<unknown>
-  /** Slug order by bytes, whatever the column's collation. */
-  readonly slugOrder: RawBuilder<unknown>
+  /**
+   * The slug as the list orders and the cursor compares it: by bytes whatever the column's
+   * collation, and written as the (published_at, slug) index is, so that the index serves both.
+   */
+  slugKey (column: ColumnInfo): RawBuilder<unknown>
+  /** `published_at` exactly as stored, for a cursor: as text where the driver would round it. */
+  readonly publishedAtKey: RawBuilder<unknown>
+  /** The condition "the `tags` array holds the tag", or undefined when this column cannot hold one. */
+  tagCondition (column: ColumnInfo): ((tag: string) => RawBuilder<boolean>) | undefined
   /** Creates the default table, and the change tracking `readChangeToken` relies on where the store needs it. */
   createDefaultTable (db: Kysely<Tables>): Promise<void>
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
@@ -40,12 +56,17 @@ export interface DialectSpec {
   timestampParameter (date: Date): unknown
 }
 
+/** The alias under which a page reads each row's exact `published_at` (removed before serving). */
+const SORT_KEY = 'blog_read_api_sort_key'
+
 export class KyselyPostStore implements PostStore {
   readonly dialect: Dialect
   readonly #db: Kysely<Tables>
   readonly #spec: DialectSpec
   #normalise: RowNormaliser = createRowNormaliser([])
   #hasPublishedAt = false
+  #slugKey: RawBuilder<unknown>
+  #tagCondition: ((tag: string) => RawBuilder<boolean>) | undefined
   #tracksChanges = false
   #columns: readonly string[] = []
 
@@ -53,6 +74,7 @@ export class KyselyPostStore implements PostStore {
     this.#db = db
     this.#spec = spec
     this.dialect = spec.dialect
+    this.#slugKey = spec.slugKey({ name: 'slug', kind: 'value' })
   }
 
   async checkSchema (): Promise<void> {
@@ -61,6 +83,9 @@ export class KyselyPostStore implements PostStore {
     if (!columns.some((c) => c.name === 'slug')) throw new StoreSchemaError('the `posts` table has no `slug` column')
     this.#normalise = createRowNormaliser(columns)
     this.#hasPublishedAt = columns.some((c) => c.name === 'published_at')
+    this.#slugKey = this.#spec.slugKey(columns.find((c) => c.name === 'slug') as ColumnInfo)
+    const tags = columns.find((c) => c.name === 'tags')
+    this.#tagCondition = tags === undefined ? undefined : this.#spec.tagCondition(tags)
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
   }
@@ -70,18 +95,86 @@ export class KyselyPostStore implements PostStore {
     return this.#tracksChanges
   }
 
-  #listQuery () {
-    const query = this.#db.selectFrom('posts').selectAll()
-    return (this.#hasPublishedAt ? query.orderBy(this.#spec.newestFirst) : query).orderBy(this.#spec.slugOrder)
+  checkQuery ({ fields, tag, after }: ListQuery): void {
+    const unknown = fields?.find((name) => !this.#columns.includes(name))
+    if (unknown !== undefined) throw new StoreQueryError(`The fields parameter names ${unknown}, which is not a column of the posts table.`)
+    if (tag !== undefined && this.#tagCondition === undefined) {
+      throw new StoreQueryError('The tag parameter needs a tags column holding a JSON array, which the posts table does not have.')
+    }
+    // A cursor of a list ordered otherwise (with or without dates) cannot say where to resume.
+    if (after !== undefined && (after.publishedAt !== undefined) !== this.#hasPublishedAt) throw new StoreQueryError(QUERY_DETAILS.after)
   }
 
-  async * streamPosts (): AsyncIterable<Post> {
-    const rows = this.#spec.streamRows(this.#listQuery().compile())
+  /**
+   * The reads that make up the list after `after`, in order. Each is one range of the
+   * (published_at DESC, slug) index: `a <= x AND (a < x OR (a = x AND b > y))`, whose first term
+   * every store turns into an index bound (the OR alone is only a filter: PostgreSQL and SQLite
+   * would read the list from its start), then the undated posts, which come last. An `OR a IS
+   * NULL` in the same read would cost the bound again (a filtered scan, or a bitmap and a sort),
+   * so they are a second read, made only when the dated posts run out.
+   */
+  #ranges (after: SortKey | undefined): Array<RawBuilder<boolean> | undefined> {
+    const slug = this.#slugKey
+    if (after === undefined) return [undefined]
+    if (!this.#hasPublishedAt) return [sql<boolean>`${slug} > ${after.slug}`]
+    const at = after.publishedAt
+    if (at === null || at === undefined) return [sql<boolean>`published_at IS NULL AND ${slug} > ${after.slug}`]
+    return [
+      sql<boolean>`published_at <= ${at} AND (published_at < ${at} OR (published_at = ${at} AND ${slug} > ${after.slug}))`,
+      sql<boolean>`published_at IS NULL`
+    ]
+  }
+
+  /** One range of the list, in list order; `sortKeys`: with each row's exact published_at too (pages). */
+  #listQuery ({ fields, tag }: ListQuery, range: RawBuilder<boolean> | undefined, sortKeys: boolean) {
+    let query = this.#select(fields)
+    if (sortKeys && this.#hasPublishedAt) query = query.select(this.#spec.publishedAtKey.as(SORT_KEY))
+    if (tag !== undefined && this.#tagCondition !== undefined) query = query.where(this.#tagCondition(tag))
+    if (range !== undefined) query = query.where(range)
+    return (this.#hasPublishedAt ? query.orderBy(this.#spec.newestFirst) : query).orderBy(this.#slugKey)
+  }
+
+  /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */
+  #select (fields: readonly string[] | undefined) {
+    const posts = this.#db.selectFrom('posts')
+    return fields === undefined ? posts.selectAll() : posts.select(this.#columns.filter((name) => fields.includes(name)))
+  }
+
+  async * streamPosts (query: ListQuery = {}): AsyncIterable<Post> {
+    this.checkQuery(query)
     try {
-      for await (const row of rows) yield this.#normalise(row)
+      for (const range of this.#ranges(query.after)) {
+        for await (const row of this.#spec.streamRows(this.#listQuery(query, range, false).compile())) yield this.#normalise(row)
+      }
     } catch (err) {
-      throw this.#classify(err, 'failed while streaming')
+      throw this.#classify(err, 'failed while streaming', query.after)
     }
+  }
+
+  async readPage (query: PageQuery): Promise<Page> {
+    this.checkQuery(query)
+    const rows: Array<Record<string, unknown>> = []
+    // One more than the page: whether more follow.
+    for (const range of this.#ranges(query.after)) {
+      const limit = query.limit + 1 - rows.length
+      rows.push(...await this.#read(() => this.#listQuery(query, range, true).limit(limit).execute(), query.after))
+      if (rows.length > query.limit) break
+    }
+    const posts = rows.slice(0, query.limit)
+    const last = posts.at(-1)
+    const next = rows.length > query.limit && last !== undefined ? this.#sortKeyOf(last) : undefined
+    return { posts: posts.map((row) => this.#normalise(withoutSortKey(row))), next }
+  }
+
+  #sortKeyOf (row: Record<string, unknown>): SortKey {
+    const slug = row.slug as string
+    if (!this.#hasPublishedAt) return { slug }
+    const at = row[SORT_KEY]
+    if (at === null || typeof at === 'string') return { slug, publishedAt: at }
+    if (typeof at === 'bigint') return { slug, publishedAt: bigintToJson(at) }
+    if (typeof at === 'number' && Number.isFinite(at)) return { slug, publishedAt: at }
+    // SQLite only (the others read it as text): a real that JSON cannot hold, or a blob.
+    throw new Error(`cannot page past a published_at of type ${typeof at}`)
   }
 
   async readChangeToken (): Promise<string | undefined> {
@@ -89,8 +182,9 @@ export class KyselyPostStore implements PostStore {
     return await this.#read(() => this.#spec.readChangeToken())
   }
 
-  async findPostBySlug (slug: string): Promise<Post | undefined> {
-    const rows = await this.#read(() => this.#db.selectFrom('posts').selectAll().where('slug', '=', slug).execute())
+  async findPostBySlug (slug: string, query: PostQuery = {}): Promise<Post | undefined> {
+    this.checkQuery(query)
+    const rows = await this.#read(() => this.#select(query.fields).where('slug', '=', slug).execute())
     // Collations may match more loosely than SPEC allows (MySQL *_ci ignores case and accents,
     // PAD SPACE ignores trailing spaces): the index finds candidates, this keeps the exact one.
     const row = rows.find((r) => r.slug === slug)
@@ -126,17 +220,27 @@ export class KyselyPostStore implements PostStore {
     await this.#db.destroy()
   }
 
-  async #read<T> (read: () => Promise<T>): Promise<T> {
+  async #read<T> (read: () => Promise<T>, after?: SortKey): Promise<T> {
     try {
       return await read()
     } catch (err) {
-      throw this.#classify(err, 'failed to answer')
+      throw this.#classify(err, 'failed to answer', after)
     }
   }
 
-  /** A store outage becomes StoreUnavailableError (503); anything else propagates unchanged (500). */
-  #classify (err: unknown, what: string): unknown {
-    if (err instanceof StoreUnavailableError || !(err instanceof Error) || !this.#spec.isUnavailable(err)) return err
-    return new StoreUnavailableError(`the ${this.dialect} store ${what}`, { cause: err })
+  /**
+   * A store outage becomes StoreUnavailableError (503); a cursor the column cannot compare with,
+   * StoreQueryError (400); anything else propagates unchanged (500).
+   */
+  #classify (err: unknown, what: string, after: SortKey | undefined): unknown {
+    if (err instanceof StoreUnavailableError || err instanceof StoreQueryError || !(err instanceof Error)) return err
+    if (this.#spec.isUnavailable(err)) return new StoreUnavailableError(`the ${this.dialect} store ${what}`, { cause: err })
+    if (after !== undefined && this.#spec.isInvalidKey(err)) return new StoreQueryError(QUERY_DETAILS.after)
+    return err
   }
+}
+
+function withoutSortKey (row: Record<string, unknown>): Record<string, unknown> {
+  delete row[SORT_KEY]
+  return row
 }

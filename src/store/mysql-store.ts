@@ -52,8 +52,8 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   dialect: 'mysql',
   isUnavailable,
   async describeColumns (db) {
-    const { rows } = await sql<{ name: string }>`
-      SELECT COLUMN_NAME AS name FROM information_schema.COLUMNS
+    const { rows } = await sql<{ name: string, type: string, collation: string | null }>`
+      SELECT COLUMN_NAME AS name, DATA_TYPE AS type, COLLATION_NAME AS collation FROM information_schema.COLUMNS
       WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'posts'
       ORDER BY ORDINAL_POSITION`.execute(db)
     if (rows.length === 0) return []
@@ -61,11 +61,22 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
     // which only the table definition shows.
     const { rows: [definition] } = await sql<{ 'Create Table': string }>`SHOW CREATE TABLE posts`.execute(db)
     const jsonColumns = new Set([...(definition?.['Create Table'] ?? '').matchAll(JSON_VALID_CHECK)].map((m) => m[1]?.replaceAll('``', '`')))
-    return rows.map((r): ColumnInfo => ({ name: r.name, kind: jsonColumns.has(r.name) ? 'json' : 'value' }))
+    return rows.map((r): ColumnInfo => ({ name: r.name, kind: jsonColumns.has(r.name) ? 'json' : 'value', type: r.type.toLowerCase(), collation: r.collation }))
   },
+  // A DATETIME compared with text that is no date is a warning, not an error: nothing to map.
+  isInvalidKey: () => false,
   // MySQL sorts NULL lowest, so DESC already puts unpublished posts last.
   newestFirst: sql`published_at DESC`,
-  slugOrder: sql`CAST(slug AS BINARY)`,
+  // A binary collation (the default table's utf8mb4_bin) or a binary string already orders by
+  // bytes, and only the bare column lets the (published_at, slug) index give the order; any
+  // other collation needs the cast (and a sort).
+  slugKey: ({ collation }) => collation == null || collation.endsWith('_bin') ? sql`slug` : sql`CAST(slug AS BINARY)`,
+  // mysql2 would round a DATETIME(6) to milliseconds; the text is exact, and MySQL reads it back
+  // as the column's type when comparing.
+  publishedAtKey: sql`CAST(published_at AS CHAR)`,
+  // MariaDB's JSON is text with a check, and any text column may be asked: text that is not JSON
+  // holds no tag (JSON_CONTAINS would fail on it).
+  tagCondition: () => (tag) => sql<boolean>`JSON_CONTAINS(CASE WHEN JSON_VALID(tags) THEN tags END, JSON_QUOTE(${tag}))`,
   async createDefaultTable (db) {
     await sql`CREATE TABLE IF NOT EXISTS posts (
       id INT AUTO_INCREMENT PRIMARY KEY,

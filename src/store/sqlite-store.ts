@@ -39,11 +39,19 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
     isUnavailable,
     async describeColumns (db) {
       const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
-      return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type) }))
+      return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type), type: r.type.toLowerCase() }))
     },
+    // Values keep their type in the cursor, and any text compares with any column: no error to map.
+    isInvalidKey: () => false,
     // SQLite sorts NULL lowest, so DESC already puts unpublished posts last.
     newestFirst: sql`published_at DESC`,
-    slugOrder: sql`slug COLLATE BINARY`,
+    // BINARY is the column's default collation, which the index uses.
+    slugKey: () => sql`slug COLLATE BINARY`,
+    // Read as stored: text stays text, integers and reals keep their value.
+    publishedAtKey: sql`published_at`,
+    // Any column may hold JSON text; what is not a JSON array holds no tag (never an error).
+    tagCondition: () => (tag) => sql<boolean>`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(tags) THEN
+      CASE WHEN json_type(tags) = 'array' THEN tags END END) WHERE type = 'text' AND value = ${tag})`,
     async createDefaultTable (db) {
       await sql`CREATE TABLE IF NOT EXISTS posts (
         id INTEGER PRIMARY KEY,

@@ -1,4 +1,5 @@
 // The store boundary: what the upstream post API needs from a database, whatever its dialect.
+import type { ListQuery, PostQuery, SortKey } from '../list-query.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
@@ -13,6 +14,20 @@ export type ColumnKind = 'json' | 'boolean' | 'value'
 export interface ColumnInfo {
   name: string
   kind: ColumnKind
+  /** The declared type, lower case, where a dialect needs it to build a condition (PostgreSQL). */
+  type?: string
+  /** The collation, where a dialect needs it to order by bytes with the index (MySQL). */
+  collation?: string | null
+}
+
+/** A list query with its page size. */
+export type PageQuery = ListQuery & { readonly limit: number }
+
+export interface Page {
+  /** At most `limit` posts, in list order. */
+  posts: Post[]
+  /** The sort key of the last post, when more posts follow it. */
+  next: SortKey | undefined
 }
 
 /**
@@ -24,10 +39,19 @@ export interface ColumnInfo {
 export interface PostStore {
   readonly dialect: Dialect
   /**
-   * Every post, newest first by `published_at` when that column exists, then by slug
-   * (bytewise), read from a cursor a batch at a time so that no list is too large to serve.
+   * Every post of `query` (its limit aside), newest first by `published_at` when that column
+   * exists, undated ones last, then by slug (bytewise), read from a cursor a batch at a time so
+   * that no list is too large to serve.
    */
-  streamPosts (): AsyncIterable<Post>
+  streamPosts (query?: ListQuery): AsyncIterable<Post>
+  /** One page: at most `limit` posts of the list in the same order, read whole. */
+  readPage (query: PageQuery): Promise<Page>
+  /**
+   * Rejects at once (StoreQueryError) a query this table cannot answer: a `fields` name that is
+   * not a column, a `tag` without a usable `tags` column, a cursor of another kind of list.
+   * The reads check too; this lets a caller refuse before doing anything else.
+   */
+  checkQuery (query: ListQuery): void
   /**
    * A cheap token that changes whenever a committed write may have changed what the reads
    * return, or undefined when this store cannot tell (then every answer is read afresh).
@@ -36,8 +60,8 @@ export interface PostStore {
   readChangeToken (): Promise<string | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */
   readonly tracksChanges: boolean
-  /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count). */
-  findPostBySlug (slug: string): Promise<Post | undefined>
+  /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count); only `fields` when given. */
+  findPostBySlug (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Creates the default `posts` table when absent. Only the `migrate` command and a fresh default database call it. */
   migrate (): Promise<void>
   /** Inserts the sample posts that are not there yet; returns how many were inserted. */
@@ -73,6 +97,14 @@ export class StoreUnavailableError extends Error {
   constructor (message: string, options: { cause?: unknown } = {}) {
     super(message, options)
     this.name = 'StoreUnavailableError'
+  }
+}
+
+/** A list query the table cannot answer (400 `invalid-query`); `message` names the parameter. */
+export class StoreQueryError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'StoreQueryError'
   }
 }
 

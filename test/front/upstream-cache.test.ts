@@ -32,10 +32,10 @@ const tick = (): Promise<void> => new Promise(setImmediate)
 test('a streamed list goes to the request whose call it was; those sharing the call make their own', async () => {
   const upstream = scriptedUpstream()
   const cache = cacheOver(upstream.client)
-  const first = cache.list('r1')
+  const first = cache.list({}, 'r1')
   // Arriving while the first call runs: these two share the next call.
-  const second = cache.list('r2')
-  const third = cache.list('r3')
+  const second = cache.list({}, 'r2')
+  const third = cache.list({}, 'r3')
   assert.equal(upstream.calls(), 1)
   upstream.answer(0, streamed)
   await tick()
@@ -64,9 +64,9 @@ test('a whole body is shared by the requests that shared its call, and revalidat
   }
   const cache = cacheOver(client)
   const small = '[{"slug":"a"}]'
-  const first = cache.list('r1')
-  const second = cache.list('r2')
-  const third = cache.list('r3')
+  const first = cache.list({}, 'r1')
+  const second = cache.list({}, 'r2')
+  const third = cache.list({}, 'r3')
   upstream.answer(0, () => ({ status: 200, headers: { etag: '"v1"' }, body: Buffer.from(small) }))
   await tick()
   upstream.answer(1, () => ({ status: 304, headers: { etag: '"v1"' }, body: Buffer.alloc(0) }))

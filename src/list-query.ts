@@ -1,0 +1,185 @@
+// The optional list parameters of SPEC "List queries" (`fields`, `limit`, `after`, `tag`), shared
+// by both tiers: checked the same way at the front (before any upstream call) and at the post API,
+// written back in one canonical order (cache keys, upstream paths, Link headers), and the keyset
+// cursor that `after` carries.
+import { ProblemError } from './problems.js'
+import { createSlugValidator, isLookupableSlug, isStorableText, SLUG_MAX_LENGTH } from './slug.js'
+
+/** The most posts one page may hold. */
+export const MAX_PAGE_SIZE = 1000
+/** The most column names one `fields` may list. */
+export const MAX_FIELDS = 100
+/** Longest cursor accepted: a 200-character slug and a long `published_at` text fit with room. */
+export const MAX_CURSOR_LENGTH = 2048
+
+/**
+ * Where a page ends in the list order: the last post's slug and, when the table has that column,
+ * its `published_at` exactly as the store holds it (text, or a number in SQLite; null: undated).
+ * The served value is not enough: it is normalised (PostgreSQL microseconds become milliseconds).
+ */
+export interface SortKey {
+  readonly slug: string
+  readonly publishedAt?: string | number | null
+}
+
+export interface ListQuery {
+  /** Columns to serve, sorted bytewise, `slug` always among them; undefined: every column. */
+  readonly fields?: readonly string[]
+  /** At most this many posts (a page); undefined: all of them. */
+  readonly limit?: number
+  /** Only posts after this one in the list order. */
+  readonly after?: SortKey
+  /** Only posts whose `tags` array holds this. */
+  readonly tag?: string
+}
+
+/** What the detail routes accept. */
+export type PostQuery = Pick<ListQuery, 'fields'>
+
+const NO_QUERY: ListQuery = Object.freeze({})
+
+/** An SQL identifier every store accepts unquoted in spirit; PostgreSQL's limit is 63 bytes. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+const LIMIT = /^[1-9][0-9]{0,3}$/
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+const isTag = createSlugValidator()
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+export const QUERY_DETAILS = {
+  limit: `The limit parameter must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+  after: 'The after parameter must be the cursor of a next link, unchanged.',
+  fields: `The fields parameter must list 1 to ${MAX_FIELDS} column names (letters, digits and underscores, not starting with a digit), separated by commas.`,
+  tag: `The tag parameter must be 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
+} as const
+
+export type QueryParameter = keyof typeof QUERY_DETAILS
+
+export function invalidQuery (detail: string): ProblemError {
+  return new ProblemError('invalid-query', detail)
+}
+
+/** The parameters of a list request (`url`: the request target); unknown ones are ignored. */
+export function parseListQuery (url: string): ListQuery {
+  const params = searchParamsOf(url)
+  if (params === undefined) return NO_QUERY
+  const limit = single(params, 'limit')
+  const after = single(params, 'after')
+  const fields = single(params, 'fields')
+  const tag = single(params, 'tag')
+  return {
+    ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
+    ...(after === undefined ? {} : { after: parseCursor(after) }),
+    ...(fields === undefined ? {} : { fields: parseFields(fields) }),
+    ...(tag === undefined ? {} : { tag: parseTag(tag) })
+  }
+}
+
+/** The parameters of a detail request: `fields` only. */
+export function parsePostQuery (url: string): PostQuery {
+  const params = searchParamsOf(url)
+  const fields = params === undefined ? undefined : single(params, 'fields')
+  return fields === undefined ? NO_QUERY : { fields: parseFields(fields) }
+}
+
+/**
+ * The query in canonical form, `?limit=…&after=…&fields=…&tag=…` or '' for none: equal queries
+ * give equal strings (cache keys, coalescing), and no character in it needs percent-encoding.
+ */
+export function canonicalSearch ({ limit, after, fields, tag }: ListQuery): string {
+  let search = ''
+  if (limit !== undefined) search += `&limit=${limit}`
+  if (after !== undefined) search += `&after=${encodeCursor(after)}`
+  if (fields !== undefined) search += `&fields=${fields.join(',')}`
+  if (tag !== undefined) search += `&tag=${tag}`
+  return search === '' ? '' : `?${search.slice(1)}`
+}
+
+/** RFC 8288: the next page, as a reference relative to this tier's own `route`, with every other parameter. */
+export function nextLink (route: string, query: ListQuery, next: SortKey): string {
+  return `<${route}${canonicalSearch({ ...query, after: next })}>; rel="next"`
+}
+
+/** The opaque cursor: base64url of the JSON array `[publishedAt, slug]`, or `[slug]` for a table without published_at. */
+export function encodeCursor ({ slug, publishedAt }: SortKey): string {
+  return Buffer.from(JSON.stringify(publishedAt === undefined ? [slug] : [publishedAt, slug])).toString('base64url')
+}
+
+/**
+ * The sort key in a cursor, or undefined unless the text is exactly what encodeCursor makes of
+ * a well-formed key: any altered byte, padding, white space or extra member makes it invalid.
+ */
+export function decodeCursor (text: string): SortKey | undefined {
+  if (text.length === 0 || text.length > MAX_CURSOR_LENGTH || !BASE64URL.test(text)) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(utf8.decode(Buffer.from(text, 'base64url')))
+  } catch {
+    return undefined
+  }
+  const key = sortKeyOf(value)
+  return key !== undefined && encodeCursor(key) === text ? key : undefined
+}
+
+/**
+ * The `after` cursor of the `rel="next"` link in a Link header (RFC 8288), or undefined when
+ * there is none; `null` when there is one whose cursor is not valid.
+ */
+export function nextCursorIn (header: string): SortKey | null | undefined {
+  for (const [, target = '', params = ''] of header.matchAll(/<([^<>]*)>([^<]*)/g)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(params)
+    if (!(rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/).includes('next')) continue
+    const question = target.indexOf('?')
+    const cursor = question === -1 ? null : new URLSearchParams(target.slice(question + 1)).get('after')
+    return cursor === null ? null : decodeCursor(cursor) ?? null
+  }
+  return undefined
+}
+
+function sortKeyOf (value: unknown): SortKey | undefined {
+  if (!Array.isArray(value)) return undefined
+  const [first, second] = value as unknown[]
+  if (value.length === 1) return isCursorSlug(first) ? { slug: first } : undefined
+  if (value.length !== 2 || !isCursorSlug(second)) return undefined
+  const valid = first === null || (typeof first === 'number' && Number.isFinite(first)) || (typeof first === 'string' && isStorableText(first))
+  return valid ? { slug: second, publishedAt: first as string | number | null } : undefined
+}
+
+/** The post API serves any slug a table holds, so a cursor's slug follows its rule, not the front's. */
+function isCursorSlug (value: unknown): value is string {
+  return typeof value === 'string' && isLookupableSlug(value)
+}
+
+function searchParamsOf (url: string): URLSearchParams | undefined {
+  const question = url.indexOf('?')
+  return question === -1 || question === url.length - 1 ? undefined : new URLSearchParams(url.slice(question + 1))
+}
+
+function single (params: URLSearchParams, name: QueryParameter): string | undefined {
+  const values = params.getAll(name)
+  if (values.length > 1) throw invalidQuery(`The ${name} parameter may be given only once.`)
+  return values[0]
+}
+
+function parseLimit (text: string): number {
+  const limit = Number(text)
+  if (!LIMIT.test(text) || limit > MAX_PAGE_SIZE) throw invalidQuery(QUERY_DETAILS.limit)
+  return limit
+}
+
+function parseCursor (text: string): SortKey {
+  const key = decodeCursor(text)
+  if (key === undefined) throw invalidQuery(QUERY_DETAILS.after)
+  return key
+}
+
+function parseFields (text: string): readonly string[] {
+  const names = text.split(',')
+  if (names.length > MAX_FIELDS || !names.every((name) => IDENTIFIER.test(name))) throw invalidQuery(QUERY_DETAILS.fields)
+  // Sorted bytewise (not localeCompare): the same names in any order are one query.
+  return [...new Set([...names, 'slug'])].sort()
+}
+
+function parseTag (text: string): string {
+  if (!isTag(text)) throw invalidQuery(QUERY_DETAILS.tag)
+  return text
+}

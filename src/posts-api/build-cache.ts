@@ -1,0 +1,46 @@
+// Values built once per key and kept, bounded in number and in bytes, whatever keys clients
+// make up (every distinct list query is a key): a flood of distinct queries evicts older
+// entries instead of growing memory. Concurrent requests for a key being built share its build;
+// a failed build is not kept.
+import { LRUCache } from 'lru-cache'
+
+export interface BuildCacheOptions<V> {
+  /** Entries kept at most. */
+  max: number
+  /** Bytes kept at most, as `sizeOf` counts them. */
+  maxBytes: number
+  sizeOf: (value: V) => number
+}
+
+export interface BuildCache<V> {
+  get: (key: string, build: () => Promise<V>) => Promise<V>
+  /** Entries kept and builds in flight (for tests and metrics). */
+  readonly size: number
+}
+
+export function createBuildCache<V> ({ max, maxBytes, sizeOf }: BuildCacheOptions<V>): BuildCache<V> {
+  // Wrapped, so that null (a post that does not exist) can be kept too.
+  const built = new LRUCache<string, { value: V }>({ max, maxSize: maxBytes, sizeCalculation: ({ value }) => Math.max(1, sizeOf(value)) })
+  // In flight: at most one per request being served, so bounded by the requests themselves.
+  const building = new Map<string, Promise<V>>()
+  return {
+    async get (key, build) {
+      const entry = built.get(key)
+      if (entry !== undefined) return entry.value
+      let pending = building.get(key)
+      if (pending === undefined) {
+        const started = build()
+        pending = started
+        building.set(key, started)
+        started.then((value) => {
+          building.delete(key)
+          built.set(key, { value })
+        }, () => building.delete(key))
+      }
+      return await pending
+    },
+    get size () {
+      return built.size + building.size
+    }
+  }
+}
