@@ -13,14 +13,13 @@ import { assertProblem } from '../helpers/problem.js'
 import { RawKeepAliveClient } from '../helpers/raw-http.js'
 import { sqlLookingSlug, sqlString, STORED_SLUGS, STORED_WHERE_ALLOWED } from '../helpers/sql-slugs.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
+import { describeListQueryContract, type ListQueryFixture } from './list-query-contract.js'
 
-export interface StoreFixture {
+export interface StoreFixture extends ListQueryFixture {
   /** A `posts` table with timestamp, boolean, JSON, NULL, big-integer and binary columns, and its rows. */
   normalisationTable: string[]
   /** What the upstream must serve for slug `first-post` of that table. */
   expectedFirstPost: Record<string, unknown>
-  /** SQL literal of a timestamp in this store's default table (`published_at`). */
-  timestamp: (iso: string) => string
 }
 
 /** Fuzzed upstream lookups per store (issue 4: a few hundred). */
@@ -256,4 +255,5 @@ export function describeStoreContract (name: string, server: TestServer, fixture
       })
     })
   })
+  describeListQueryContract(name, server, fixture)
 }

@@ -1,0 +1,259 @@
+// SPEC "List queries" on every store, through both tiers: keyset pages that walk the list exactly
+// once (ties, undated posts, PostgreSQL microseconds), stable under inserts at the head, `fields`
+// on lists and posts, `tag`, and every malformed value. Part of the store contract suite.
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, describe, test } from 'node:test'
+import { encodeCursor } from '../../src/list-query.js'
+import type { PostStore } from '../../src/store/store.js'
+import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
+import { get, type TestResponse } from '../helpers/http.js'
+import { assertProblem } from '../helpers/problem.js'
+import { startTiers, type Tiers } from '../helpers/tiers.js'
+
+export interface ListQueryFixture {
+  /** SQL literal of a timestamp in this store's default table (`published_at`). */
+  timestamp: (iso: string) => string
+  /**
+   * A `posts (slug, tags)` table without published_at whose `tags` column has a type other than
+   * the default table's (PostgreSQL json, MySQL/SQLite text), with rows `a` (tags sql, node),
+   * `b` (node), `c` (NULL) and `d` (a value that is no array of strings: never an error).
+   */
+  tagsTable: string[]
+}
+
+const ROUTES = { front: '/api/blog', posts: '/api/posts' } as const
+type Tier = keyof typeof ROUTES
+
+/** Posts of the default table: ties on a date, undated ones, and two dates a microsecond apart (distinct on PostgreSQL only). */
+const DATED: ReadonlyArray<readonly [string, string | null]> = [
+  ['newest', '2024-05-01T00:00:00Z'],
+  ['alpha', '2024-03-01T00:00:00Z'], ['Zed', '2024-03-01T00:00:00Z'], ['a1', '2024-03-01T00:00:00Z'], ['a-b', '2024-03-01T00:00:00Z'],
+  ['micro-late', '2024-02-01T00:00:00.000200Z'], ['micro-early', '2024-02-01T00:00:00.000100Z'],
+  ['oldest', '2024-01-01T00:00:00Z'],
+  ['draft-b', null], ['draft-c', null], ['draft-a', null]
+]
+
+const slugsOf = (response: TestResponse): string[] => (response.json() as Array<{ slug: string }>).map((p) => p.slug)
+
+/** The target of a `rel="next"` Link, checked to be a relative reference to the same route, with `limit` and `after` first. */
+function nextTarget (response: TestResponse, route: string, limit: number): string | undefined {
+  const link = response.headers.link
+  if (link === undefined) return undefined
+  const match = /^<([^<>]+)>; rel="next"$/.exec(String(link))
+  assert.ok(match !== null, `a Link of the expected form: ${String(link)}`)
+  const target = match[1] ?? ''
+  assert.ok(target.startsWith(`${route}?limit=${limit}&after=`), target)
+  return target
+}
+
+export function describeListQueryContract (name: string, server: TestServer, fixture: ListQueryFixture): void {
+  describe(`${name} list queries`, { skip: server.skip }, () => {
+    let db: TestDatabase
+
+    before(async () => { db = await server.create() })
+    after(async () => { await db?.drop() })
+    beforeEach(async () => { await db.exec('DROP TABLE IF EXISTS posts') })
+
+    const insert = (slug: string, publishedAt: string | null, tags: readonly string[] = []): string =>
+      `INSERT INTO posts (slug, title, content, tags, published_at) VALUES ('${slug}', 'Title of ${slug}', '# ${slug}', '${JSON.stringify(tags)}', ` +
+      `${publishedAt === null ? 'NULL' : fixture.timestamp(publishedAt)})`
+
+    async function serving (): Promise<PostStore> {
+      const store = await openTestStore(db.location)
+      await store.checkSchema()
+      return store
+    }
+
+    type Row = readonly [slug: string, publishedAt: string | null, tags?: readonly string[]]
+
+    async function withDefaultTable (rows: readonly Row[], run: (tiers: Tiers) => Promise<void>): Promise<void> {
+      const writer = await openTestStore(db.location, { writable: true })
+      await writer.migrate()
+      await writer.close()
+      for (const [slug, at, tags] of rows) await db.exec(insert(slug, at, tags))
+      await withTiers(await serving(), run)
+    }
+
+    async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
+      const tiers = await startTiers(store)
+      try {
+        await run(tiers)
+      } finally {
+        await tiers.close()
+      }
+    }
+
+    /** Follows `next` links from `?<search>` to the end; every page holds at most `limit` posts. */
+    async function walk (tiers: Tiers, tier: Tier, search: string, limit: number): Promise<{ slugs: string[], pages: number }> {
+      const base = tiers[tier].url
+      let target: string | undefined = `${ROUTES[tier]}?${search}`
+      const slugs: string[] = []
+      let pages = 0
+      while (target !== undefined) {
+        const response = await get(base, target)
+        assert.equal(response.status, 200, `${target}: ${response.text}`)
+        const page = slugsOf(response)
+        assert.ok(page.length >= 1 && page.length <= limit, `${target}: ${page.length} posts`)
+        slugs.push(...page)
+        pages++
+        assert.ok(pages <= 100, 'the walk ends')
+        target = nextTarget(response, ROUTES[tier], limit)
+      }
+      return { slugs, pages }
+    }
+
+    test('pages walk the whole list exactly once, in its order (ties, undated, microseconds), on both tiers', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        const whole = slugsOf(await get(tiers.posts.url, '/api/posts'))
+        assert.equal(whole.length, DATED.length)
+        assert.deepEqual(whole.slice(0, 5), ['newest', 'Zed', 'a-b', 'a1', 'alpha'])
+        assert.deepEqual(whole.slice(-3), ['draft-a', 'draft-b', 'draft-c'])
+        for (const tier of ['posts', 'front'] as const) {
+          for (const limit of [1, 2, 3, 4, 11, 1000]) {
+            const { slugs, pages } = await walk(tiers, tier, `limit=${limit}`, limit)
+            assert.deepEqual(slugs, whole, `${tier}, limit ${limit}`)
+            // A last page that is full has no link: no empty page at the end.
+            assert.equal(pages, Math.ceil(whole.length / limit), `${tier}, limit ${limit}`)
+          }
+          // The cursor carries the sort key whatever columns are served.
+          assert.deepEqual((await walk(tiers, tier, 'limit=2&fields=title', 2)).slugs, whole)
+        }
+        // Same bytes as the whole list, sliced.
+        const first = await get(tiers.front.url, '/api/blog?limit=3')
+        assert.deepEqual(first.json(), ((await get(tiers.front.url, '/api/blog')).json() as unknown[]).slice(0, 3))
+      })
+    })
+
+    test('a post inserted at the head, or the cursor\'s own post deleted, neither repeats nor shifts the next page', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        const whole = slugsOf(await get(tiers.posts.url, '/api/posts'))
+        for (const tier of ['front', 'posts'] as const) {
+          const first = await get(tiers[tier].url, `${ROUTES[tier]}?limit=3`)
+          assert.deepEqual(slugsOf(first), whole.slice(0, 3))
+          const next = nextTarget(first, ROUTES[tier], 3) ?? assert.fail('a next link')
+          await db.exec(insert(`brand-new-${tier}`, '2025-01-01T00:00:00Z'))
+          await db.exec(`DELETE FROM posts WHERE slug = '${whole[2] ?? ''}'`)
+          assert.deepEqual(slugsOf(await get(tiers[tier].url, next)), whole.slice(3, 6))
+          // …while the first page shows the change at once.
+          assert.equal(slugsOf(await get(tiers[tier].url, `${ROUTES[tier]}?limit=3`))[0], `brand-new-${tier}`)
+          await db.exec(`DELETE FROM posts WHERE slug = 'brand-new-${tier}'`)
+          await db.exec(insert(whole[2] ?? '', DATED.find(([slug]) => slug === whole[2])?.[1] ?? null))
+        }
+      })
+    })
+
+    test('no parameter, or only unknown ones: the whole list, byte for byte, with the same ETag', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        for (const tier of ['posts', 'front'] as const) {
+          const plain = await get(tiers[tier].url, ROUTES[tier])
+          const ignored = await get(tiers[tier].url, `${ROUTES[tier]}?foo=bar&limits=2&page=3&`)
+          assert.equal(ignored.text, plain.text)
+          assert.equal(ignored.headers.etag, plain.headers.etag)
+          assert.equal(plain.headers.link, undefined)
+        }
+      })
+    })
+
+    test('fields: only those columns, in table order, slug always, on lists and posts, on both tiers', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        for (const tier of ['posts', 'front'] as const) {
+          const route = ROUTES[tier]
+          const list = await get(tiers[tier].url, `${route}?fields=published_at,title`)
+          const posts = list.json() as Array<Record<string, unknown>>
+          assert.equal(posts.length, DATED.length)
+          for (const post of posts) assert.deepEqual(Object.keys(post), ['slug', 'title', 'published_at'])
+          // The same columns in another order, or named twice, are the same query and the same bytes.
+          assert.equal((await get(tiers[tier].url, `${route}?fields=title,published_at,slug,title`)).text, list.text)
+          assert.deepEqual(slugsOf(await get(tiers[tier].url, `${route}?fields=slug`)), slugsOf(list))
+          const detail = tier === 'posts' ? '/api/post/newest' : '/api/blog/newest'
+          assert.equal((await get(tiers[tier].url, `${detail}?fields=title`)).text, '{"slug":"newest","title":"Title of newest"}')
+          assertProblem(await get(tiers[tier].url, `${detail.replace('newest', 'absent')}?fields=title`), 'post-not-found')
+        }
+      })
+    })
+
+    test('tag: only posts whose tags hold it, paged, on both tiers; none is 200 [] upstream and 404 at the front', async () => {
+      const rows = DATED.map(([slug, at], i): [string, string | null, string[]] => [slug, at, i % 3 === 0 ? ['sql', 'node'] : i % 3 === 1 ? ['node'] : []])
+      await withDefaultTable(rows, async (tiers) => {
+        const whole = slugsOf(await get(tiers.posts.url, '/api/posts'))
+        const tagged = (tag: string): string[] => whole.filter((slug) => rows.find(([s]) => s === slug)?.[2].includes(tag))
+        for (const tier of ['posts', 'front'] as const) {
+          assert.deepEqual(slugsOf(await get(tiers[tier].url, `${ROUTES[tier]}?tag=sql`)), tagged('sql'))
+          assert.deepEqual((await walk(tiers, tier, 'limit=2&tag=node', 2)).slugs, tagged('node'))
+          assert.deepEqual((await walk(tiers, tier, 'limit=1&fields=tags&tag=sql', 1)).slugs, tagged('sql'))
+        }
+        assert.equal((await get(tiers.posts.url, '/api/posts?tag=rust')).text, '[]')
+        assertProblem(await get(tiers.front.url, '/api/blog?tag=rust'), 'no-posts')
+        assertProblem(await get(tiers.front.url, '/api/blog?tag=rust&limit=5'), 'no-posts')
+      })
+    })
+
+    test('tag on a tags column of another type; text that is no array of strings holds no tag', async () => {
+      for (const statement of fixture.tagsTable) await db.exec(statement)
+      await withTiers(await serving(), async ({ posts, front }) => {
+        assert.deepEqual(slugsOf(await get(posts.url, '/api/posts?tag=sql')), ['a'])
+        assert.deepEqual(slugsOf(await get(front.url, '/api/blog?tag=node&limit=1')), ['a'])
+        assert.deepEqual(slugsOf(await get(front.url, '/api/blog?tag=node')), ['a', 'b'])
+      })
+    })
+
+    test('a table without published_at pages by slug; without tags, a tag is a 400 at both tiers', async () => {
+      await db.exec('CREATE TABLE posts (slug VARCHAR(50) NOT NULL PRIMARY KEY, title VARCHAR(50))')
+      await db.exec("INSERT INTO posts (slug, title) VALUES ('b', 'B'), ('Z', 'Z'), ('a', 'A'), ('c', 'C')")
+      await withTiers(await serving(), async (tiers) => {
+        for (const tier of ['posts', 'front'] as const) {
+          assert.deepEqual(await walk(tiers, tier, 'limit=3', 3), { slugs: ['Z', 'a', 'b', 'c'], pages: 2 })
+          assert.deepEqual((await walk(tiers, tier, 'limit=1&fields=slug', 1)).slugs, ['Z', 'a', 'b', 'c'])
+        }
+        const direct = assertProblem(await get(tiers.posts.url, '/api/posts?tag=sql'), 'invalid-query')
+        assert.match(String(direct.detail), /\btag\b/)
+        const relayed = assertProblem(await get(tiers.front.url, '/api/blog?tag=sql'), 'invalid-query')
+        assert.equal(relayed.detail, direct.detail)
+        // A cursor of a dated list cannot say where to resume here.
+        const dated = encodeCursor({ slug: 'a', publishedAt: '2024-01-01T00:00:00.000Z' })
+        for (const [base, route] of [[tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog']] as const) {
+          assert.match(String(assertProblem(await get(base, `${route}?limit=2&after=${dated}`), 'invalid-query').detail), /\bafter\b/)
+        }
+      })
+    })
+
+    test('every malformed value is a 400 invalid-query naming its parameter, the same at both tiers', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        const cursor = /after=([^&>]+)/.exec(String((await get(tiers.posts.url, '/api/posts?limit=2')).headers.link))?.[1] ?? assert.fail('a cursor')
+        const bad: Array<[string, string]> = [
+          ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=-1', 'limit'], ['limit=1.5', 'limit'], ['limit=abc', 'limit'],
+          ['limit=', 'limit'], ['limit=01', 'limit'], ['limit=%201', 'limit'], ['limit=1&limit=2', 'limit'],
+          ['after=', 'after'], ['limit=2&after=not-a-cursor!', 'after'], [`after=${cursor.slice(0, -1)}`, 'after'], [`after=${cursor}A`, 'after'],
+          [`after=${cursor}%3D`, 'after'], [`after=x${cursor.slice(1)}`, 'after'], [`after=${encodeCursor({ slug: 'newest' })}`, 'after'],
+          [`after=${Buffer.from('{"slug":"a"}').toString('base64url')}`, 'after'], [`after=${'A'.repeat(3000)}`, 'after'],
+          ['fields=', 'fields'], ['fields=title,', 'fields'], ['fields=1st', 'fields'], ['fields=ti%20tle', 'fields'],
+          ['fields=title;drop', 'fields'], ['fields=nope', 'fields'], ['fields=title,Title', 'fields'], [`fields=${Array.from({ length: 101 }, (_, i) => `c${i}`).join(',')}`, 'fields'],
+          ['tag=', 'tag'], ['tag=SQL', 'tag'], ['tag=a--b', 'tag'], ['tag=%27%20OR%201%3D1', 'tag'], [`tag=${'a'.repeat(201)}`, 'tag']
+        ]
+        for (const [search, parameter] of bad) {
+          const direct = assertProblem(await get(tiers.posts.url, `/api/posts?${search}`), 'invalid-query')
+          assert.match(String(direct.detail), new RegExp(`\\b${parameter}\\b`), search)
+          const relayed = assertProblem(await get(tiers.front.url, `/api/blog?${search}`), 'invalid-query')
+          assert.equal(relayed.detail, direct.detail, search)
+        }
+        for (const search of ['fields=', 'fields=nope', 'fields=a-b']) {
+          const direct = assertProblem(await get(tiers.posts.url, `/api/post/newest?${search}`), 'invalid-query')
+          assert.equal(assertProblem(await get(tiers.front.url, `/api/blog/newest?${search}`), 'invalid-query').detail, direct.detail)
+        }
+      })
+    })
+
+    test('a forged cursor that decodes but holds no date is never a 5xx: a page, or a 400', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        for (const publishedAt of ['not a date', 12345, '2024-13-45', '9'.repeat(200)]) {
+          const search = `limit=2&after=${encodeCursor({ slug: 'alpha', publishedAt })}`
+          for (const [base, route] of [[tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog']] as const) {
+            const response = await get(base, `${route}?${search}`)
+            if (response.status === 400) assertProblem(response, 'invalid-query')
+            else assert.ok([200, 404].includes(response.status), `${JSON.stringify(publishedAt)}: ${response.status} ${response.text}`)
+          }
+        }
+      })
+    })
+  })
+}
