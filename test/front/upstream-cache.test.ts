@@ -79,3 +79,17 @@ test('a whole body is shared by the requests that shared its call, and revalidat
   }
   assert.equal(b?.kind === 'body' && c?.kind === 'body' && b.body === c.body, true, 'the shared call\'s body is one object')
 })
+
+test('a flood of distinct queries keeps at most 10,000 copies, whatever the memory allowed', async () => {
+  let calls = 0
+  const client: UpstreamClient = {
+    get: async (path) => {
+      calls++
+      return { status: 200, headers: { etag: `"${calls}"` }, body: Buffer.from(`[{"slug":"a","path":${JSON.stringify(path)}}]`) }
+    }
+  }
+  const cache = cacheOver(client)
+  for (let i = 0; i < 10_500; i++) await cache.list({ limit: (i % 1000) + 1, tag: `tag-${Math.floor(i / 1000)}` }, `r${i}`)
+  assert.equal(calls, 10_500)
+  assert.equal(cache.heldCopies, 10_000)
+})

@@ -31,7 +31,7 @@ async function defaultTable (db: TestDatabase, rows: readonly Row[]): Promise<vo
   await writer.close()
   const editor = new Database(db.name)
   try {
-    const insert = editor.prepare(`INSERT INTO posts VALUES (@id, @slug, @title, @summary, @content, @author, @tags, @published_at, @updated_at)`)
+    const insert = editor.prepare('INSERT INTO posts VALUES (@id, @slug, @title, @summary, @content, @author, @tags, @published_at, @updated_at)')
     editor.transaction(() => { for (const row of rows) insert.run({ ...row, tags: JSON.stringify(row.tags) }) })()
   } finally {
     editor.close()

@@ -33,7 +33,7 @@ describeStoreContract('MySQL/MariaDB', mysqlServer, {
   },
   tagsTable: [
     'CREATE TABLE posts (slug VARCHAR(50) NOT NULL PRIMARY KEY, tags TEXT) CHARACTER SET utf8mb4',
-    `INSERT INTO posts VALUES ('a', '["sql","node"]'), ('b', '["node"]'), ('c', NULL), ('d', 'not json'), ('e', '{"x":"sql"}'), ('f', '[1,null]')`
+    'INSERT INTO posts VALUES (\'a\', \'["sql","node"]\'), (\'b\', \'["node"]\'), (\'c\', NULL), (\'d\', \'not json\'), (\'e\', \'{"x":"sql"}\'), (\'f\', \'[1,null]\')'
   ],
   timestamp: (iso) => `'${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')}'`
 })

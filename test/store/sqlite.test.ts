@@ -27,7 +27,7 @@ describeStoreContract('SQLite', sqliteServer, {
   },
   tagsTable: [
     'CREATE TABLE posts (slug TEXT NOT NULL PRIMARY KEY, tags TEXT)',
-    `INSERT INTO posts VALUES ('a', '["sql","node"]'), ('b', '["node"]'), ('c', NULL), ('d', 'not json'), ('e', '{"x":"sql"}'), ('f', '[1,null]')`
+    'INSERT INTO posts VALUES (\'a\', \'["sql","node"]\'), (\'b\', \'["node"]\'), (\'c\', NULL), (\'d\', \'not json\'), (\'e\', \'{"x":"sql"}\'), (\'f\', \'[1,null]\')'
   ],
   timestamp: (iso) => `'${new Date(iso).toISOString()}'`
 })

@@ -1,0 +1,126 @@
+// Property-based fuzzing of the list query string at the front (issue 10): generated queries of
+// valid, nearly valid and arbitrary parameters, through app.inject, against a fake upstream that
+// records every call. Never a 5xx; a malformed value is a 400 invalid-query and no upstream call;
+// a valid query is exactly one call, with the parameters in canonical form. The oracle reads the
+// query with URLSearchParams and the rules of SPEC "List queries", not with the code under test
+// (but for the cursor, whose decoder test/list-query.test.ts checks on its own).
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import fc from 'fast-check'
+import { decodeCursor, encodeCursor } from '../../src/list-query.js'
+import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
+import { assertProblem } from '../helpers/problem.js'
+import { buildTestFront } from '../helpers/tiers.js'
+
+const RUNS = 3000
+
+let upstream: FakeUpstream
+let front: FastifyInstance
+
+before(async () => {
+  upstream = await startFakeUpstream((_req, res) => json(res, 200, [{ slug: 'a' }]))
+  front = buildTestFront(upstream.url)
+  await front.ready()
+})
+after(async () => {
+  await front.close()
+  await upstream.close()
+})
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+const TAG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/** The upstream path a query must cause, or undefined when one of its values is malformed. */
+function expectedUpstreamPath (search: string): string | undefined {
+  const params = new URLSearchParams(search)
+  const one = (name: string): string | null | false => {
+    const values = params.getAll(name)
+    return values.length > 1 ? false : values[0] ?? null
+  }
+  const [limit, cursor, fields, tag] = [one('limit'), one('after'), one('fields'), one('tag')]
+  if (limit === false || cursor === false || fields === false || tag === false) return undefined
+  const parts: string[] = []
+  if (limit !== null) {
+    if (!/^[1-9][0-9]*$/.test(limit) || Number(limit) > 1000) return undefined
+    parts.push(`limit=${limit}`)
+  }
+  if (cursor !== null) {
+    if (decodeCursor(cursor) === undefined) return undefined
+    parts.push(`after=${cursor}`)
+  }
+  if (fields !== null) {
+    const names = fields.split(',')
+    if (names.length > 100 || !names.every((name) => IDENTIFIER.test(name))) return undefined
+    parts.push(`fields=${[...new Set([...names, 'slug'])].sort().join(',')}`)
+  }
+  if (tag !== null) {
+    if (tag.length > 200 || !TAG.test(tag)) return undefined
+    parts.push(`tag=${tag}`)
+  }
+  return parts.length === 0 ? '/api/posts' : `/api/posts?${parts.join('&')}`
+}
+
+const smallText = fc.string({ maxLength: 12, unit: 'binary' })
+const identifier = fc.stringMatching(IDENTIFIER, { size: 'xsmall' })
+const cursor = fc.record({
+  slug: fc.oneof({ weight: 4, arbitrary: fc.stringMatching(TAG, { size: 'xsmall' }) }, { weight: 1, arbitrary: smallText }),
+  publishedAt: fc.oneof(fc.constant(undefined), fc.constant(null), fc.double({ noNaN: true }), smallText, fc.date({ noInvalidDate: true }).map((d) => d.toISOString()))
+}).map(({ slug, publishedAt }) => encodeCursor(publishedAt === undefined ? { slug } : { slug, publishedAt }))
+
+/** Mostly valid values (so that whole queries are often valid), and their near misses. */
+const value: Record<string, fc.Arbitrary<string>> = {
+  limit: fc.oneof(
+    { weight: 4, arbitrary: fc.integer({ min: 1, max: 1000 }).map(String) },
+    { weight: 2, arbitrary: fc.oneof(fc.integer({ min: -2, max: 1002 }).map(String), fc.constantFrom('0', '1', '1000', '1001', '', '01', '1.5', '+3', ' 5', '1e2', '0x10', '１'), smallText) }
+  ),
+  after: fc.oneof(
+    { weight: 4, arbitrary: cursor },
+    { weight: 2, arbitrary: fc.oneof(cursor.chain((c) => fc.tuple(fc.nat(c.length), fc.string({ minLength: 1, maxLength: 1 })).map(([i, ch]) => c.slice(0, i) + ch + c.slice(i + 1))), smallText) }
+  ),
+  fields: fc.oneof(
+    { weight: 4, arbitrary: fc.array(identifier, { minLength: 1, maxLength: 4 }).map((names) => names.join(',')) },
+    { weight: 2, arbitrary: fc.oneof(fc.constantFrom('', ',', 'title,', 'a b', 'a-b', '1a'), smallText) }
+  ),
+  tag: fc.oneof(
+    { weight: 4, arbitrary: fc.stringMatching(TAG, { size: 'xsmall' }) },
+    { weight: 2, arbitrary: fc.oneof(fc.constantFrom('', 'A', 'a--b', '-a', 'a_b'), smallText) }
+  )
+}
+
+/** One `name=value` pair: a known parameter (possibly twice over the query) or an unknown one, percent-encoded or raw where that is safe. */
+const pair = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('limit', 'after', 'fields', 'tag').chain((name) => fc.tuple(fc.constant(name), value[name] ?? smallText)) },
+  { weight: 1, arbitrary: fc.tuple(fc.oneof(fc.constantFrom('page', 'offset', 'Limit', 'fields[]', 'tags', ''), smallText), smallText) }
+).chain(([name, text]) => fc.boolean().map((raw) => {
+  const encode = (s: string): string => raw && /^[\w,.~-]*$/.test(s) ? s : encodeURIComponent(s)
+  return `${encode(name)}=${encode(text)}`
+}))
+
+const query = fc.array(pair, { maxLength: 4 }).map((pairs) => pairs.join('&'))
+
+test(`${RUNS} generated list queries: no 5xx; malformed: 400 and no upstream call; valid: one call in canonical form`, { timeout: 120_000 }, async (t) => {
+  const seen = { valid: 0, malformed: 0, withParameters: 0 }
+  const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
+  await fc.assert(fc.asyncProperty(query, async (search) => {
+    const expected = expectedUpstreamPath(search)
+    const start = upstream.requests.length
+    const response = await front.inject({ method: 'GET', url: `/api/blog?${search}` })
+    const hits = upstream.requests.slice(start).map((r) => r.url ?? '')
+    assert.ok(response.statusCode < 500, `${search}: ${response.statusCode} ${response.body}`)
+    if (expected === undefined) {
+      seen.malformed++
+      assertProblem({ status: response.statusCode, headers: response.headers as Record<string, string>, text: response.body, json: () => JSON.parse(response.body) }, 'invalid-query')
+      assert.deepEqual(hits, [], `no upstream call for ${search}`)
+    } else {
+      seen.valid++
+      if (expected !== '/api/posts') seen.withParameters++
+      assert.equal(response.statusCode, 200, `${search}: ${response.body}`)
+      assert.deepEqual(hits, [expected], search)
+    }
+  }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
+  t.diagnostic(`queries: ${JSON.stringify(seen)}`)
+  // The generators must keep reaching both branches, or the oracle checks little.
+  assert.ok(seen.malformed >= RUNS * 0.2, 'at least 20% malformed')
+  assert.ok(seen.withParameters >= RUNS * 0.2, 'at least 20% valid with parameters')
+})
