@@ -74,9 +74,10 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   // mysql2 would round a DATETIME(6) to milliseconds; the text is exact, and MySQL reads it back
   // as the column's type when comparing.
   publishedAtKey: sql`CAST(published_at AS CHAR)`,
-  // MariaDB's JSON is text with a check, and any text column may be asked: text that is not JSON
-  // holds no tag (JSON_CONTAINS would fail on it).
-  tagCondition: () => (tag) => sql<boolean>`JSON_CONTAINS(CASE WHEN JSON_VALID(tags) THEN tags END, JSON_QUOTE(${tag}))`,
+  // MariaDB's JSON is text with a check, and any text column may be asked: only a JSON array holds
+  // tags (JSON_CONTAINS would fail on text that is not JSON, and find "x" in a bare "x").
+  tagCondition: () => (tag) => sql<boolean>`JSON_CONTAINS(CASE WHEN JSON_VALID(tags) THEN
+    CASE WHEN JSON_TYPE(tags) = 'ARRAY' THEN tags END END, JSON_QUOTE(${tag}))`,
   async createDefaultTable (db) {
     await sql`CREATE TABLE IF NOT EXISTS posts (
       id INT AUTO_INCREMENT PRIMARY KEY,

@@ -35,10 +35,7 @@ export const POSTGRES_FIXTURE: StoreFixture = {
     rating: 1.5,
     labels: ['x', 'y']
   },
-  tagsTable: [
-    'CREATE TABLE posts (slug text PRIMARY KEY, tags json)',
-    'INSERT INTO posts VALUES (\'a\', \'["sql","node"]\'), (\'b\', \'["node"]\'), (\'c\', NULL), (\'d\', \'"sql"\'), (\'e\', \'{"x":"sql"}\'), (\'f\', \'[1,null]\')'
-  ],
+  tagsColumn: { type: 'json', anyText: false },
   timestamp: (iso) => `'${iso}'`
 }
 
