@@ -1,16 +1,26 @@
 // "The limit" (issue 3): one node:http process answering the front's routes with the service's
 // bytes from memory: no framework, no upstream, no store. Every benchmark figure is a ratio to it.
+// Besides the list and the posts, it answers the `page` scenario's request (issue 10).
 //   node --import tsx bench/baseline-server.ts --db bench/.data/posts-g1-n1000.db --port 4000
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http'
 import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import { SECURITY_HEADERS } from '../src/http-base.js'
+import { encodeCursor, parseListQuery, type ListQuery } from '../src/list-query.js'
 import { etagOf } from '../src/representation.js'
 import { createSlugValidator } from '../src/slug.js'
+import { PAGE_FIELDS } from './scenarios.js'
 
 interface Entity {
   body: Buffer
   etag: string
+}
+
+/** What the `page` scenario needs, per post in list order: its PAGE_FIELDS as JSON, and its cursor. */
+interface Pages {
+  fragments: string[]
+  cursors: string[]
+  index: Map<string, number>
 }
 
 const isValidSlug = createSlugValidator()
@@ -24,7 +34,7 @@ const strongEtag = etagOf
  * declared JSON parsed, list newest first then by slug (bytes). Each post's bytes are a slice of
  * the list body, so 100,000 posts are held once.
  */
-function loadPosts (filename: string): { list: Entity | undefined, posts: Map<string, Entity> } {
+function loadPosts (filename: string): { list: Entity | undefined, posts: Map<string, Entity>, pages: Pages } {
   const db = new Database(filename, { readonly: true, fileMustExist: true })
   try {
     const jsonColumns = (db.pragma('table_info(posts)') as Array<{ name: string, type: string }>)
@@ -32,12 +42,17 @@ function loadPosts (filename: string): { list: Entity | undefined, posts: Map<st
     const rows = db.prepare('SELECT * FROM posts ORDER BY published_at DESC, slug COLLATE BINARY').iterate() as Iterable<Record<string, unknown>>
     const parts: Buffer[] = [Buffer.from('[')]
     const slices: Array<{ slug: string, start: number, end: number }> = []
+    const pages: Pages = { fragments: [], cursors: [], index: new Map() }
     let offset = 1
     for (const row of rows) {
       for (const column of jsonColumns) {
         if (typeof row[column] === 'string') row[column] = JSON.parse(row[column])
       }
       const body = Buffer.from(JSON.stringify(row))
+      // The served columns in table order, as the service selects them.
+      pages.index.set(String(row.slug), pages.fragments.length)
+      pages.fragments.push(JSON.stringify(Object.fromEntries(Object.entries(row).filter(([name]) => (PAGE_FIELDS as readonly string[]).includes(name)))))
+      pages.cursors.push(encodeCursor({ slug: String(row.slug), publishedAt: row.published_at as string | null }))
       if (slices.length > 0) {
         parts.push(Buffer.from(','))
         offset++
@@ -53,7 +68,7 @@ function loadPosts (filename: string): { list: Entity | undefined, posts: Map<st
       const body = listBody.subarray(start, end)
       posts.set(slug, { body, etag: strongEtag(body) })
     }
-    return { list: slices.length === 0 ? undefined : { body: listBody, etag: strongEtag(listBody) }, posts }
+    return { list: slices.length === 0 ? undefined : { body: listBody, etag: strongEtag(listBody) }, posts, pages }
   } finally {
     db.close()
   }
@@ -80,10 +95,34 @@ function sendProblem (res: ServerResponse, status: number, kind: string, title: 
   send(res, status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store' }, body)
 }
 
-function handle (req: IncomingMessage, res: ServerResponse, list: Entity | undefined, posts: Map<string, Entity>): void {
+const PAGE_FIELDS_SORTED = [...PAGE_FIELDS].sort().join(',')
+
+/** The `page` scenario's request only: a page of PAGE_FIELDS after a cursor (whose slug says where), with its next link. */
+function sendPage (req: IncomingMessage, res: ServerResponse, pages: Pages): void {
+  let query: ListQuery
+  try {
+    query = parseListQuery(req.url ?? '/')
+  } catch {
+    return sendProblem(res, 400, 'invalid-query', 'Invalid query', 'A parameter is malformed.')
+  }
+  const start = query.after === undefined ? 0 : (pages.index.get(query.after.slug) ?? -2) + 1
+  if (query.limit === undefined || query.fields?.join(',') !== PAGE_FIELDS_SORTED || query.tag !== undefined || start < 0) {
+    return sendProblem(res, 400, 'invalid-query', 'Invalid query', 'The baseline answers the page scenario only.')
+  }
+  const end = Math.min(start + query.limit, pages.fragments.length)
+  if (end <= start) return sendProblem(res, 404, 'no-posts', 'No posts', 'There are no posts yet.')
+  const body = Buffer.from(`[${pages.fragments.slice(start, end).join(',')}]`)
+  const next = end < pages.fragments.length ? pages.cursors[end - 1] : undefined
+  if (next === undefined) return sendEntity(req, res, { body, etag: strongEtag(body) })
+  res.setHeader('link', `</api/blog?limit=${query.limit}&after=${next}&fields=${PAGE_FIELDS_SORTED}>; rel="next"`)
+  sendEntity(req, res, { body, etag: strongEtag(Buffer.concat([body, Buffer.from(`\n${next}`)])) })
+}
+
+function handle (req: IncomingMessage, res: ServerResponse, list: Entity | undefined, posts: Map<string, Entity>, pages: Pages): void {
   const url = req.url ?? '/'
   const query = url.indexOf('?')
   const path = query === -1 ? url : url.slice(0, query)
+  if (path === '/api/blog' && query !== -1) return sendPage(req, res, pages)
   if (path === '/api/blog') {
     if (list === undefined) return sendProblem(res, 404, 'no-posts', 'No posts', 'There are no posts yet.')
     return sendEntity(req, res, list)
@@ -108,8 +147,8 @@ function handle (req: IncomingMessage, res: ServerResponse, list: Entity | undef
 
 const { values } = parseArgs({ options: { db: { type: 'string' }, port: { type: 'string' }, host: { type: 'string', default: '127.0.0.1' } } })
 if (values.db === undefined || values.port === undefined) throw new Error('usage: baseline-server.ts --db <sqlite file> --port <port> [--host <host>]')
-const { list, posts } = loadPosts(values.db)
-createServer((req, res) => handle(req, res, list, posts)).listen(Number(values.port), values.host, () => {
+const { list, posts, pages } = loadPosts(values.db)
+createServer((req, res) => handle(req, res, list, posts, pages)).listen(Number(values.port), values.host, () => {
   process.stdout.write(`baseline listening on http://${values.host}:${values.port} with ${posts.size} posts\n`)
 })
 process.once('SIGTERM', () => process.exit(0))

@@ -9,9 +9,10 @@ import { parseArgs } from 'node:util'
 import type { RawResult } from 'autocannon'
 import { DEFAULT_POSTGRES_URL, preparePostgresDataset, prepareSqliteDataset, slugOf } from './dataset.js'
 import { fetchEtags, getBody, runLoad, summarise, timedRequests, type RequestSource } from './load.js'
+import { pageCursors } from './page-cursors.js'
 import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, renderMarkdown, RESULTS_DIR, writeReport, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
-import { FULL_PLAN, MEMORY_RUN, requestSource, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName } from './scenarios.js'
+import { FULL_PLAN, MEMORY_RUN, PAGE_PATH, requestSource, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName } from './scenarios.js'
 
 const STORES = ['sqlite', 'postgres'] as const
 type Store = typeof STORES[number]
@@ -136,9 +137,10 @@ const originOf = (tiers: Tiers, target: Target): string => target === 'baseline'
 const processesOf = (tiers: Tiers, target: Target): Child[] => target === 'baseline' ? [tiers.baseline] : [tiers.postsApi, tiers.front]
 
 /** The ratios mean something only if both answer the same bytes. */
-async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: number): Promise<string[]> {
+async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: number, cursors: readonly string[]): Promise<string[]> {
   // A list of 100,000 posts is too large to hold twice here; its sizes are compared by the memory run.
-  const paths = [`/api/blog/${slugs[0] ?? ''}`, ...(posts <= 1000 ? ['/api/blog'] : [])]
+  const paths = [`/api/blog/${slugs[0] ?? ''}`, ...(posts <= 1000 ? ['/api/blog'] : []),
+    ...(cursors.length > 1 ? [PAGE_PATH, `${PAGE_PATH}&after=${cursors[Math.floor(cursors.length / 2)] ?? ''}`] : [])]
   const differences: string[] = []
   for (const path of paths) {
     const [baseline, service] = await Promise.all(TARGETS.map(async (target) => await getBody(originOf(tiers, target), path)))
@@ -154,7 +156,7 @@ async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: num
  * Warm-up on each, then rounds alternating baseline and service, so that whatever else the
  * machine does in the meantime weighs on both alike.
  */
-async function measureLoad (options: Options, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[]): Promise<LoadResult> {
+async function measureLoad (options: Options, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
   const { expectedStatus } = SCENARIOS[name]
   const result: LoadResult = { kind: 'load', store, scenario: name, posts, figures: {}, checks: {} }
   const { connections } = options
@@ -166,7 +168,7 @@ async function measureLoad (options: Options, tiers: Tiers, store: Store, posts:
       result.error = `the ${target} sent no ETag for ${slugs.length - etags.size} of ${slugs.length} posts`
       return result
     }
-    const source = requestSource(name, slugs, etags)
+    const source = requestSource(name, slugs, etags, cursors)
     if (options.warmupS > 0) await runLoad(origin, source, { connections, durationS: options.warmupS })
     runs.push({ target, origin, source, results: [], usage: emptyUsage() })
   }
@@ -212,13 +214,14 @@ async function runPhase (options: Options, report: BenchReport, store: Store, ph
   const sqliteFile = await prepareSqliteDataset(phase.posts, options.cli, env)
   const databaseUrl = store === 'sqlite' ? sqliteFile : await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env)
   const slugs = Array.from({ length: phase.posts }, (_, i) => slugOf(i))
+  const cursors = phase.scenarios.includes('page') ? await pageCursors(store, databaseUrl) : []
   const tiers = await startTiers(options, store, phase.posts, databaseUrl, sqliteFile, stamp)
   try {
-    report.warnings.push(...(await compareBodies(tiers, slugs, phase.posts)).map((w) => `${store}, ${w}`))
+    report.warnings.push(...(await compareBodies(tiers, slugs, phase.posts, cursors)).map((w) => `${store}, ${w}`))
     for (const name of phase.scenarios) {
       const result = name === 'list-100000'
         ? await measureMemory(tiers, store, phase.posts)
-        : await measureLoad(options, tiers, store, phase.posts, name, slugs)
+        : await measureLoad(options, tiers, store, phase.posts, name, slugs, cursors)
       report.results.push(result)
       log(`${label}: ${name}: ${summary(result)}`)
     }
