@@ -1,7 +1,10 @@
+import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { describe, test } from 'node:test'
 import Database from 'better-sqlite3'
-import { sqliteServer } from '../helpers/databases.js'
+import type { SortKey } from '../../src/list-query.js'
+import { openTestStore, sqliteServer } from '../helpers/databases.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors, LIST_PATH, typeErrorFrom } from './store-errors.js'
 
@@ -58,4 +61,33 @@ describeStoreErrors('SQLite', sqliteServer, {
     },
     typeErrorFrom(Database.prototype, 'prepare')
   ]
+})
+
+describe('SQLite pages over published_at of other types', () => {
+  test('integers (beyond 2^53 too) and reals page exactly, undated last', async () => {
+    const db = await sqliteServer.create()
+    try {
+      await db.exec(`CREATE TABLE posts (slug TEXT NOT NULL PRIMARY KEY, published_at INTEGER);
+        INSERT INTO posts VALUES ('a', 1700000000), ('b', 9007199254740993), ('c', 9007199254740993), ('d', 9007199254740992),
+          ('e', NULL), ('f', 1.5), ('g', 1700000000), ('h', NULL), ('i', -3)`)
+      const store = await openTestStore(db.location)
+      await store.checkSchema()
+      const whole: string[] = []
+      for await (const post of store.streamPosts()) whole.push(post.slug)
+      assert.deepEqual(whole, ['b', 'c', 'd', 'a', 'g', 'f', 'i', 'e', 'h'])
+      for (const limit of [1, 2, 4]) {
+        const slugs: string[] = []
+        let after: SortKey | undefined
+        do {
+          const page = await store.readPage({ limit, ...(after === undefined ? {} : { after }) })
+          slugs.push(...page.posts.map((p) => p.slug))
+          after = page.next
+        } while (after !== undefined)
+        assert.deepEqual(slugs, whole, `limit ${limit}`)
+      }
+      await store.close()
+    } finally {
+      await db.drop()
+    }
+  })
 })
