@@ -18,6 +18,15 @@ export function createCountingStore (posts: readonly Post[]): CountingStore {
       reads++
       yield * posts
     },
+    async readPage ({ limit, after }) {
+      reads++
+      // In list order already: a page starts after the cursor's slug.
+      const start = after === undefined ? 0 : posts.findIndex((post) => post.slug === after.slug) + 1
+      const page = posts.slice(start, start + limit)
+      const last = page.at(-1)
+      return { posts: page, next: start + limit < posts.length && last !== undefined ? { slug: last.slug } : undefined }
+    },
+    checkQuery () {},
     async readChangeToken () {
       return undefined
     },
