@@ -108,10 +108,11 @@ export class KyselyPostStore implements PostStore {
   /**
    * The reads that make up the list after `after`, in order. Each is one range of the
    * (published_at DESC, slug) index: `a <= x AND (a < x OR (a = x AND b > y))`, whose first term
-   * every store turns into an index bound (the OR alone is only a filter: PostgreSQL and SQLite
-   * would read the list from its start), then the undated posts, which come last. An `OR a IS
-   * NULL` in the same read would cost the bound again (a filtered scan, or a bitmap and a sort),
-   * so they are a second read, made only when the dated posts run out.
+   * every store turns into an index bound (PostgreSQL takes the OR alone as a filter, and reads
+   * the list from its start), then the undated posts, which come last. An `OR a IS NULL` in the
+   * same read would cost the bound again (a filtered scan from the start on SQLite and
+   * PostgreSQL, or a bitmap and a sort), so they are a second read, made only when the dated
+   * posts run out.
    */
   #ranges (after: SortKey | undefined): Array<RawBuilder<boolean> | undefined> {
     const slug = this.#slugKey
