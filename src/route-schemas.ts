@@ -2,7 +2,8 @@
 // These schemas document (OpenAPI, src/api-docs.ts); they neither validate nor serialise: the
 // handlers check their input to answer with their own problems, and send bodies already
 // serialised, every column of the row included (representation.ts).
-import { SLUG_MAX_LENGTH } from './slug.js'
+import { MAX_CURSOR_LENGTH, MAX_FIELDS, MAX_PAGE_SIZE } from './list-query.js'
+import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './slug.js'
 
 /** A response as @fastify/swagger reads it: description, headers, and a body per media type (none: `type: 'null'`). */
 export interface ResponseSchema {
@@ -73,12 +74,62 @@ export const headerSchemas = {
   etag: { ...STRONG_ETAG, description: 'Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes.' },
   vary: { type: 'string', pattern: '[Aa]ccept-[Ee]ncoding', description: 'Names `accept-encoding`: the body depends on it.' },
   contentEncoding: { type: 'string', enum: ['br', 'gzip'], description: 'Set when the body is compressed.' },
+  link: {
+    type: 'string',
+    pattern: '^<[^<>]+>; rel="next"$',
+    description: 'RFC 8288, when more posts follow this page: `<ROUTE?limit=N&after=CURSOR&…>; rel="next"`, the next page on ' +
+      'this tier\'s own route (a relative reference), with every other parameter of this one.'
+  },
   retryAfter: {
     type: 'string',
     pattern: '^(?:\\d+|[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT)$',
     description: 'Seconds (or an HTTP date) to wait before retrying.'
   }
 } as const
+
+const FIELD = '[A-Za-z_][A-Za-z0-9_]{0,62}'
+
+/** `fields`, on every route: the columns to serve. */
+const FIELDS = {
+  type: 'string',
+  pattern: `^${FIELD}(?:,${FIELD}){0,${MAX_FIELDS - 1}}$`,
+  description: `Only these columns of each post (1 to ${MAX_FIELDS} names, comma-separated), in the table's order; \`slug\` always. ` +
+    'A name that is not a column of `posts` is a 400 `invalid-query`.'
+} as const
+
+/**
+ * The list parameters of SPEC "List queries" (src/list-query.ts). Documented only: a malformed
+ * value is the handler's 400 `invalid-query`, naming the parameter; unknown parameters are ignored.
+ */
+export const LIST_QUERY = {
+  type: 'object',
+  properties: {
+    fields: FIELDS,
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `A page: at most this many posts (plain digits, 1 to ${MAX_PAGE_SIZE}), with a \`Link\` to the next page when more follow.`
+    },
+    after: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset).'
+    },
+    tag: {
+      type: 'string',
+      minLength: 1,
+      maxLength: SLUG_MAX_LENGTH,
+      pattern: DEFAULT_SLUG_PATTERN.source,
+      description: 'Only posts whose `tags` column (a JSON array of strings) holds this tag; a table without `tags` is a 400 `invalid-query`.'
+    }
+  }
+} as const
+
+/** The detail routes' only list parameter. */
+export const POST_QUERY = { type: 'object', properties: { fields: FIELDS } } as const
 
 /** The request headers of every route: validators and the request id. */
 export const REQUEST_HEADERS = {

@@ -87,8 +87,8 @@ describe('OpenAPI documents', () => {
       assert.equal(document.paths[item]?.get?.operationId, 'getPost')
       const parameters = (path: string): string[] => (document.paths[path]?.get?.parameters ?? []).map((p) => `${p.in} ${p.name}`).sort()
       const headers = ['header Accept-Encoding', 'header If-None-Match', 'header X-Request-Id']
-      assert.deepEqual(parameters(list), headers)
-      assert.deepEqual(parameters(item), [...headers, 'path slug'])
+      assert.deepEqual(parameters(list), [...headers, 'query after', 'query fields', 'query limit', 'query tag'])
+      assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields'])
     }
   })
 
@@ -113,12 +113,12 @@ describe('OpenAPI documents', () => {
     const expected: Record<string, Map<string, Set<ProblemKind>>> = {}
     const exactly = (kinds: ProblemKind[]): Set<ProblemKind> => new Set([...kinds, ...ANY_ROUTE_PROBLEMS])
     expected.front = new Map([
-      ['GET /api/blog', exactly(['no-posts', ...upstream])],
-      ['GET /api/blog/{slug}', exactly(['invalid-slug', 'post-not-found', ...upstream])]
+      ['GET /api/blog', exactly(['invalid-query', 'no-posts', ...upstream])],
+      ['GET /api/blog/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', ...upstream])]
     ])
     expected.posts = new Map([
-      ['GET /api/posts', exactly(['store-unavailable'])],
-      ['GET /api/post/{slug}', exactly(['invalid-slug', 'post-not-found', 'store-unavailable'])]
+      ['GET /api/posts', exactly(['invalid-query', 'store-unavailable'])],
+      ['GET /api/post/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])]
     ])
     assert.deepEqual(front.byOperation, expected.front)
     assert.deepEqual(posts.byOperation, expected.posts)

@@ -89,6 +89,17 @@ describe('the post API answers as its OpenAPI document says', () => {
     const post = await request('/api/post/hello-world')
     assert.equal(post.status, 200)
     assert.equal((await request('/api/post/hello-world', { 'if-none-match': String(post.headers.etag) })).status, 304)
+    assert.equal((await request('/api/post/hello-world?fields=title')).status, 200)
+  })
+
+  test('pages with their Link, and 400 invalid-query', async () => {
+    const page = await request('/api/posts?limit=1&fields=title&tag=intro')
+    assert.equal(page.status, 200)
+    const first = await request('/api/posts?limit=2')
+    assert.match(String(first.headers.link), /rel="next"/)
+    assert.equal((await request('/api/posts?limit=2', { 'if-none-match': String(first.headers.etag) })).status, 304)
+    assert.equal((await request('/api/posts?limit=0')).status, 400)
+    assert.equal((await request('/api/post/hello-world?fields=no_such_column')).status, 400)
   })
 
   test('problems: 400, 404, 405, 413, 417, 505, and 503 while the store is down', async () => {
@@ -113,14 +124,19 @@ describe('the post API answers as its OpenAPI document says', () => {
   test('every answer above matched the operation it reached', () => {
     assert.deepEqual([...matched].sort(), [
       '/api/post/{slug} 200', '/api/post/{slug} 304', '/api/post/{slug} 400', '/api/post/{slug} 404', '/api/post/{slug} 417',
-      '/api/post/{slug} 503', '/api/posts 200', '/api/posts 304', '/api/posts 413', '/api/posts 503', '/api/posts 505',
+      '/api/post/{slug} 503', '/api/posts 200', '/api/posts 304', '/api/posts 400', '/api/posts 413', '/api/posts 503', '/api/posts 505',
       'components.responses.MethodNotAllowed', 'components.responses.NotFound'
     ])
   })
 
-  test('the front over this post API: 200 and 304 relayed', async () => {
+  test('the front over this post API: 200 and 304 relayed, pages, and the relayed 400 invalid-query', async () => {
     const front = await conformanceOf(tiers.front)
-    for (const [path, headers] of [['/api/blog', { 'accept-encoding': 'gzip' }], ['/api/blog/two-tiers', {}]] as const) {
+    for (const path of ['/api/blog?limit=0', '/api/blog?fields=no_such_column', '/api/blog/two-tiers?fields=no_such_column']) {
+      const refused = await getDecoded(tiers.front.url, path)
+      assert.equal(refused.status, 400)
+      front.check('GET', path, refused)
+    }
+    for (const [path, headers] of [['/api/blog', { 'accept-encoding': 'gzip' }], ['/api/blog/two-tiers', {}], ['/api/blog?limit=2&fields=title', {}]] as const) {
       const answer = await getDecoded(tiers.front.url, path, headers)
       front.check('GET', path, answer)
       front.check('GET', path, await getDecoded(tiers.front.url, path, { 'if-none-match': String(answer.headers.etag) }))

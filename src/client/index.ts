@@ -55,39 +55,86 @@ export interface RequestOptions {
   requestId?: string
 }
 
+type ListQuery = NonNullable<operations['listPosts']['parameters']['query']>
+
+/** What a list may be trimmed to or filtered by; a malformed value is a BlogApiProblem of kind `invalid-query` (400). */
+export interface ListOptions extends RequestOptions {
+  /** Only these columns of each post (`slug` always); a name that is not a column is an `invalid-query`. */
+  fields?: readonly string[]
+  /** Only the posts whose `tags` hold this one. */
+  tag?: ListQuery['tag']
+}
+
+export interface PageOptions extends ListOptions {
+  /** Posts per page, 1 to 1000. */
+  limit: NonNullable<ListQuery['limit']>
+  /** The `after` of the previous page; none for the first. */
+  after?: ListQuery['after']
+}
+
+export interface Page {
+  /** At most `limit` posts, newest first; `[]` past the end. */
+  posts: Post[]
+  /** The cursor of the next page, to pass as `after`; undefined on the last page. */
+  after: string | undefined
+}
+
 export interface BlogClient {
-  /** Every post, newest first; `[]` when there are none (the front's 404 `no-posts`). */
-  listPosts: (options?: RequestOptions) => Promise<Post[]>
+  /** Every post (of `tag`), newest first; `[]` when there are none (the front's 404 `no-posts`). */
+  listPosts: (options?: ListOptions) => Promise<Post[]>
+  /** One page of posts and the cursor of the next (keyset pages: no post repeated or skipped while the list changes). */
+  listPage: (options: PageOptions) => Promise<Page>
   /** The post with this slug; a BlogApiProblem of kind `post-not-found` (404) or `invalid-slug` (400) otherwise. */
-  getPost: (slug: string, options?: RequestOptions) => Promise<Post>
+  getPost: (slug: string, options?: RequestOptions & Pick<ListOptions, 'fields'>) => Promise<Post>
 }
 
 export function createBlogClient ({ baseUrl, fetch: fetchImpl = globalThis.fetch }: BlogClientOptions): BlogClient {
   const base = new URL(baseUrl)
   if (!base.pathname.endsWith('/')) base.pathname += '/'
 
-  async function get<T> (path: string, { signal, requestId }: RequestOptions): Promise<T> {
+  async function get<T> (path: string, query: Record<string, string | number | undefined>, { signal, requestId }: RequestOptions): Promise<{ body: T, headers: Headers }> {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (requestId !== undefined) headers['x-request-id'] = requestId
-    const response = await fetchImpl(new URL(path, base), { headers, ...(signal === undefined ? {} : { signal }) })
-    if (response.ok) return await response.json() as T
+    const url = new URL(path, base)
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value))
+    const response = await fetchImpl(url, { headers, ...(signal === undefined ? {} : { signal }) })
+    if (response.ok) return { body: await response.json() as T, headers: response.headers }
     throw new BlogApiProblem(await problemOf(response), response.headers.get('retry-after') ?? undefined)
+  }
+
+  /** The list's answer; the front's 404 `no-posts` is an empty list. */
+  async function list ({ fields, tag, ...options }: ListOptions, page: Pick<ListQuery, 'limit' | 'after'> = {}): Promise<{ body: ListAnswer, headers: Headers | undefined }> {
+    try {
+      return await get<ListAnswer>('api/blog', { ...page, fields: fields?.join(','), tag }, options)
+    } catch (err) {
+      if (err instanceof BlogApiProblem && err.kind === 'no-posts') return { body: [], headers: undefined }
+      throw err
+    }
   }
 
   return {
     async listPosts (options = {}) {
-      try {
-        return await get<ListAnswer>('api/blog', options)
-      } catch (err) {
-        if (err instanceof BlogApiProblem && err.kind === 'no-posts') return []
-        throw err
-      }
+      return (await list(options)).body
     },
-    async getPost (slug, options = {}) {
+    async listPage ({ limit, after, ...options }) {
+      const { body, headers } = await list(options, { limit, after })
+      return { posts: body, after: nextCursor(headers?.get('link') ?? null) }
+    },
+    async getPost (slug, { fields, ...options } = {}) {
       // Encoded, so that no slug can reach another path; the front checks it.
-      return await get<PostAnswer>(`api/blog/${encodeURIComponent(slug)}`, options)
+      return (await get<PostAnswer>(`api/blog/${encodeURIComponent(slug)}`, { fields: fields?.join(',') }, options)).body
     }
   }
+}
+
+/** The `after` of the `rel="next"` link in a Link header (RFC 8288), if any. */
+function nextCursor (link: string | null): string | undefined {
+  for (const [, target = '', params = ''] of (link ?? '').matchAll(/<([^<>]*)>([^<]*)/g)) {
+    if (!/;\s*rel\s*=\s*"?(?:[^";,]*\s)?next[\s";,]/i.test(`${params};`)) continue
+    const query = target.indexOf('?')
+    return (query === -1 ? undefined : new URLSearchParams(target.slice(query + 1)).get('after')) ?? undefined
+  }
+  return undefined
 }
 
 async function problemOf (response: Response): Promise<BlogApiProblem['problem']> {

@@ -11,8 +11,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every post
-         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. An empty list is a 404 `no-posts`.
+         * Every post, or a page of them
+         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`); they are checked here, before any upstream call, and relayed in canonical order. An empty list or page is a 404 `no-posts`.
          */
         get: operations["listPosts"];
         put?: never;
@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * One post, by its slug
-         * @description The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream's post, byte for byte.
+         * @description The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream's post, byte for byte. `fields` keeps only those columns.
          */
         get: operations["getPost"];
         put?: never;
@@ -75,7 +75,7 @@ export interface components {
              * @description `urn:blog-read-api:problem:<kind>`
              * @enum {string}
              */
-            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:expectation-failed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:upstream-timeout" | "urn:blog-read-api:problem:http-version-not-supported";
+            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:expectation-failed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:upstream-timeout" | "urn:blog-read-api:problem:http-version-not-supported";
             /** @description The kind, in English; the same for every answer of that kind. */
             title: string;
             /** @description The HTTP status code. */
@@ -133,7 +133,16 @@ export type $defs = Record<string, never>;
 export interface operations {
     listPosts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`. */
+                fields?: string;
+                /** @description A page: at most this many posts (plain digits, 1 to 1000), with a `Link` to the next page when more follow. */
+                limit?: number;
+                /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). */
+                after?: string;
+                /** @description Only posts whose `tags` column (a JSON array of strings) holds this tag; a table without `tags` is a 400 `invalid-query`. */
+                tag?: string;
+            };
             header?: {
                 /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
                 "If-None-Match"?: string;
@@ -160,6 +169,8 @@ export interface operations {
                     Vary?: string;
                     /** @description Set when the body is compressed. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 8288, when more posts follow this page: `<ROUTE?limit=N&after=CURSOR&…>; rel="next"`, the next page on this tier's own route (a relative reference), with every other parameter of this one. */
+                    Link?: string;
                     /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
                     "Cache-Status"?: string;
                     [name: string]: unknown;
@@ -181,11 +192,13 @@ export interface operations {
                     Vary?: string;
                     /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
                     "Cache-Status"?: string;
+                    /** @description RFC 8288, when more posts follow this page: `<ROUTE?limit=N&after=CURSOR&…>; rel="next"`, the next page on this tier's own route (a relative reference), with every other parameter of this one. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad request */
+            /** @description Invalid query; Bad request */
             400: {
                 headers: {
                     /** @description The request id: yours when it was valid, else a generated UUID. */
@@ -197,7 +210,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        type?: "urn:blog-read-api:problem:bad-request";
+                        type?: "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:bad-request";
                         /** @constant */
                         status?: 400;
                     };
@@ -397,7 +410,10 @@ export interface operations {
     };
     getPost: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`. */
+                fields?: string;
+            };
             header?: {
                 /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
                 "If-None-Match"?: string;
@@ -452,7 +468,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid slug; Bad request */
+            /** @description Invalid slug; Invalid query; Bad request */
             400: {
                 headers: {
                     /** @description The request id: yours when it was valid, else a generated UUID. */
@@ -464,7 +480,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        type?: "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:bad-request";
+                        type?: "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:bad-request";
                         /** @constant */
                         status?: 400;
                     };

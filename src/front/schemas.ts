@@ -1,7 +1,7 @@
 // The front's routes as schemas, for its OpenAPI document (src/api-docs.ts). Documentation only:
 // the handlers check the slug themselves and send the upstream's bytes (src/route-schemas.ts).
 import { problemResponses, type ProblemResponseOptions } from '../problem-schema.js'
-import { JSON_MEDIA_TYPE, notModifiedResponse, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
 import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../slug.js'
 
 export const FRONT_API_DOCS = {
@@ -26,26 +26,30 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
   return {
     list: {
       operationId: 'listPosts',
-      summary: 'Every post',
+      summary: 'Every post, or a page of them',
       description: 'The upstream post API\'s list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. ' +
-        'An empty list is a 404 `no-posts`.',
+        'The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`); they are checked here, before any ' +
+        'upstream call, and relayed in canonical order. An empty list or page is a 404 `no-posts`.',
       tags: ['posts'],
+      querystring: LIST_QUERY,
       headers: REQUEST_HEADERS,
       response: {
         200: {
           description: 'The posts, at least one.',
-          headers: { ...successHeaders(false), 'Cache-Status': CACHE_STATUS },
+          headers: { ...successHeaders(false), Link: headerSchemas.link, 'Cache-Status': CACHE_STATUS },
           content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', minItems: 1, items: POST_REF } } }
         },
-        304: withCacheStatus(notModifiedResponse(false)),
-        ...problemResponses(['no-posts', ...UPSTREAM_FAILURES], { ...PROBLEM_OPTIONS, headers: { 404: { 'Cache-Status': CACHE_STATUS } } })
+        304: withLink(withCacheStatus(notModifiedResponse(false))),
+        ...problemResponses(['invalid-query', 'no-posts', ...UPSTREAM_FAILURES], { ...PROBLEM_OPTIONS, headers: { 404: { 'Cache-Status': CACHE_STATUS } } })
       }
     },
     post: {
       operationId: 'getPost',
       summary: 'One post, by its slug',
-      description: 'The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream\'s post, byte for byte.',
+      description: 'The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream\'s post, byte for byte. ' +
+        '`fields` keeps only those columns.',
       tags: ['posts'],
+      querystring: POST_QUERY,
       params: {
         type: 'object',
         required: ['slug'],
@@ -67,7 +71,7 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
           content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
         },
         304: withCacheStatus(notModifiedResponse(true)),
-        ...problemResponses(['invalid-slug', 'post-not-found', ...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
+        ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', ...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
       }
     }
   }
@@ -75,4 +79,9 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
 
 function withCacheStatus (response: ReturnType<typeof notModifiedResponse>): ReturnType<typeof notModifiedResponse> {
   return { ...response, headers: { ...response.headers, 'Cache-Status': CACHE_STATUS } }
+}
+
+/** A page's 304 carries its next link too. */
+function withLink (response: ReturnType<typeof notModifiedResponse>): ReturnType<typeof notModifiedResponse> {
+  return { ...response, headers: { ...response.headers, Link: headerSchemas.link } }
 }

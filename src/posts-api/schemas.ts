@@ -2,7 +2,7 @@
 // only: the handlers check the slug themselves and send bodies built from the rows as they are
 // (src/route-schemas.ts).
 import { problemResponses } from '../problem-schema.js'
-import { JSON_MEDIA_TYPE, notModifiedResponse, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
 import { SLUG_MAX_LENGTH } from '../slug.js'
 
 export const POSTS_API_DOCS = {
@@ -14,26 +14,29 @@ export const POSTS_API_DOCS = {
 export const POSTS_ROUTE_SCHEMAS = {
   list: {
     operationId: 'listPosts',
-    summary: 'Every row of `posts`',
+    summary: 'Every row of `posts`, or a page of them',
     description: 'Newest first by `published_at` when the table has it (undated posts last), ties and tables without it by `slug` (bytewise). ' +
-      'A list over 8 MiB is streamed: no `Content-Length`, no compression, and an ETag only when the store tracks changes.',
+      'A list over 8 MiB is streamed: no `Content-Length`, no compression, and an ETag only when the store tracks changes; a page ' +
+      '(`limit`) is built whole. The list parameters are checked against the table too (a column it lacks, no `tags`: 400 `invalid-query`).',
     tags: ['posts'],
+    querystring: LIST_QUERY,
     headers: REQUEST_HEADERS,
     response: {
       200: {
-        description: 'Every post (possibly none).',
-        headers: successHeaders(false),
+        description: 'Every post, or the page (possibly none).',
+        headers: { ...successHeaders(false), Link: headerSchemas.link },
         content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: POST_REF } } }
       },
-      304: notModifiedResponse(false),
-      ...problemResponses(['store-unavailable'])
+      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link } },
+      ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   },
   post: {
     operationId: 'getPost',
     summary: 'The row whose `slug` is this one',
-    description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation).',
+    description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation); `fields` keeps only those columns.',
     tags: ['posts'],
+    querystring: POST_QUERY,
     params: {
       type: 'object',
       required: ['slug'],
@@ -56,7 +59,7 @@ export const POSTS_ROUTE_SCHEMAS = {
         content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
       },
       304: notModifiedResponse(true),
-      ...problemResponses(['invalid-slug', 'post-not-found', 'store-unavailable'])
+      ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])
     }
   }
 } as const

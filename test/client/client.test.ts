@@ -56,6 +56,27 @@ describe('the typed client against a running front', () => {
     assert.equal((await problemOf(client.getPost('../posts'))).kind, 'invalid-slug')
   })
 
+  test('listPage walks the list a page at a time, trimmed to fields; getPost takes fields too', async () => {
+    const client = createBlogClient({ baseUrl: tiers.front.url })
+    const slugs: string[] = []
+    let after: string | undefined
+    do {
+      const page = await client.listPage({ limit: 2, fields: ['title'], ...(after === undefined ? {} : { after }) })
+      assert.ok(page.posts.length >= 1 && page.posts.length <= 2)
+      for (const post of page.posts) assert.deepEqual(Object.keys(post), ['slug', 'title'])
+      slugs.push(...page.posts.map((post) => post.slug))
+      after = page.after
+    } while (after !== undefined)
+    assert.deepEqual(slugs, (await client.listPosts()).map((post) => post.slug))
+    const trimmed = await client.getPost('two-tiers', { fields: ['author', 'title'] })
+    assert.deepEqual(Object.entries(trimmed), [['slug', 'two-tiers'], ['title', 'Why two tiers'], ['author', 'Grace']], 'in the table\'s order')
+    assert.deepEqual((await client.listPosts({ tag: 'intro', fields: ['slug'] })).map((post) => post.slug), ['hello-world'])
+    assert.deepEqual(await client.listPage({ limit: 5, tag: 'no-such-tag' }), { posts: [], after: undefined })
+    for (const attempt of [() => client.listPage({ limit: 0 }), () => client.listPosts({ fields: ['no_such_column'] }), () => client.getPost('two-tiers', { fields: ['a-b'] })]) {
+      assert.equal((await problemOf(attempt())).kind, 'invalid-query')
+    }
+  })
+
   test('a problem answer is a BlogApiProblem carrying the document', async () => {
     const problem = await problemOf(createBlogClient({ baseUrl: tiers.front.url }).getPost('no-such-post'))
     assert.equal(problem.status, 404)
@@ -123,6 +144,18 @@ describe('the typed client, unit', () => {
     assert.deepEqual(seen[0]?.init?.headers, { accept: 'application/json', 'x-request-id': 'r-1' })
     assert.equal(seen[0]?.init?.signal, signal)
     assert.equal(seen[1]?.url, 'https://example.org/blog/api/blog/a')
+  })
+
+  test('listPage reads the next cursor from the Link header, whatever else it holds', async () => {
+    const withLink = (link: string | undefined): typeof fetch => async () =>
+      new Response('[{"slug":"a"}]', { headers: { 'content-type': 'application/json', ...(link === undefined ? {} : { link }) } })
+    const page = async (link: string | undefined): Promise<string | undefined> =>
+      (await createBlogClient({ baseUrl: 'http://blog.invalid', fetch: withLink(link) }).listPage({ limit: 1 })).after
+    assert.equal(await page('</api/blog?limit=1&after=WyJhIl0&tag=x>; rel="next"'), 'WyJhIl0')
+    assert.equal(await page('</p?after=x>; rel="prev", </api/blog?after=WyJiIl0>; rel=next'), 'WyJiIl0')
+    assert.equal(await page('</api/blog?after=WyJiIl0>; rel="nextish"'), undefined)
+    assert.equal(await page('</api/blog?limit=1>; rel="next"'), undefined)
+    assert.equal(await page(undefined), undefined)
   })
 })
 
