@@ -8,12 +8,15 @@ import sjson from 'secure-json-parse'
 import type { BodyLimits } from '../body-limits.js'
 import { AbandonedCallError, createCoalescer } from '../coalescer.js'
 import type { Config } from '../config.js'
+import { answerOutcome, failureOutcome, type UpstreamCacheObserver } from '../ops/front-metrics.js'
 import { ProblemError } from '../problems.js'
 import { createRepresentation, type Representation } from '../representation.js'
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js'
 
 export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, BodyLimits {
   upstream: UpstreamClient
+  /** The metrics (src/ops/front-metrics.ts); undefined: none. */
+  observer?: UpstreamCacheObserver
 }
 
 /** An upstream body that passed its shape check, kept with the validator to revalidate it. */
@@ -39,6 +42,8 @@ export type ListOutcome =
 export interface UpstreamCache {
   list: (requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
   post: (slug: string, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
+  /** The copies held now, and the bytes they are counted for. */
+  held: () => { copies: number, bytes: number }
 }
 
 interface HeldCopy extends CheckedBody {
@@ -47,8 +52,11 @@ interface HeldCopy extends CheckedBody {
   validatedAt: number
 }
 
-/** What one upstream call yields; `streamed`: the stream went to the request that made the call. */
-type Shared = { kind: 'body', body: CheckedBody } | { kind: 'absent' } | { kind: 'streamed' }
+/**
+ * What one upstream call yields; `streamed`: the stream went to the request that made the call.
+ * `confirmed`: the body is the held copy, confirmed by a 304.
+ */
+type Shared = { kind: 'body', body: CheckedBody, confirmed?: true } | { kind: 'absent' } | { kind: 'streamed' }
 type Fetched = Exclude<Shared, { kind: 'streamed' }> | Extract<ListOutcome, { kind: 'stream' }>
 
 /** Retry-After sent with a relayed 503 when the upstream gave none we can pass on. */
@@ -57,8 +65,8 @@ const RETRY_AFTER = /^(?:\d{1,9}|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:
 const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
 const LIST_PATH = '/api/posts'
 
-export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit }: UpstreamCacheOptions): UpstreamCache {
-  const coalescer = createCoalescer<Shared>()
+export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer }: UpstreamCacheOptions): UpstreamCache {
+  const coalescer = createCoalescer<Shared>(observer?.joined)
   const held = new LRUCache<string, HeldCopy>({
     maxSize: Math.max(1, cacheMaxBytes), // 0 disables: nothing fits
     // Room for the compressed variants made beside the body.
@@ -81,8 +89,25 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     return body
   }
 
-  /** One upstream call, conditional when a copy is held. `slug` undefined: the list. */
+  /** One upstream call, timed by outcome when there are metrics. */
   async function call (path: string, slug: string | undefined, requestId: string): Promise<Fetched> {
+    if (observer === undefined) return await callUpstream(path, slug, requestId)
+    const started = performance.now()
+    // Read before the call: with none in rotation, the client fails at once without calling.
+    const failedFast = upstream.inRotation() === 0
+    const answered: { status?: number } = {}
+    try {
+      const fetched = await callUpstream(path, slug, requestId, answered)
+      observer.called(answerOutcome(answered.status ?? 200), performance.now() - started)
+      return fetched
+    } catch (err) {
+      observer.called(failureOutcome(err, answered.status, failedFast), performance.now() - started)
+      throw err
+    }
+  }
+
+  /** One upstream call, conditional when a copy is held; `answered` learns its status. `slug` undefined: the list. */
+  async function callUpstream (path: string, slug: string | undefined, requestId: string, answered: { status?: number } = {}): Promise<Fetched> {
     const copy = held.get(path)
     const response = await upstream.get(path, {
       requestId,
@@ -90,9 +115,10 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
       maxBytes: slug === undefined ? maxListBytes : maxPostBytes,
       streamAbove: slug === undefined ? listBufferLimit : undefined
     })
+    answered.status = response.status
     if (response.status === 304 && copy !== undefined) {
       copy.validatedAt = Date.now()
-      return { kind: 'body', body: copy }
+      return { kind: 'body', body: copy, confirmed: true }
     }
     if (response.status === 200 && response.stream !== undefined) {
       held.delete(path)
@@ -120,6 +146,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
         own = fetched
         return { kind: 'streamed' }
       }, wanted)
+      if (shared.kind === 'body') observer?.served(shared.confirmed === true ? 'hit' : 'miss')
       if (shared.kind !== 'streamed') return shared
       if (own !== undefined) return own
       if (wanted?.() === false) throw new AbandonedCallError()
@@ -127,11 +154,13 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     } catch (err) {
       const copy = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? held.get(path) : undefined
       if (copy === undefined || Date.now() - copy.validatedAt > staleIfErrorS * 1000) throw err
+      observer?.served('stale')
       return { kind: 'body', body: copy, stale: { status: (err as ProblemError).status } }
     }
   }
 
   return {
+    held: () => ({ copies: held.size, bytes: held.calculatedSize }),
     async list (requestId, wanted) {
       const fetched = await fetch(LIST_PATH, undefined, requestId, wanted)
       if (fetched.kind === 'absent') throw new Error('a list is never absent')

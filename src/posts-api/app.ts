@@ -5,6 +5,9 @@ import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
 import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http-base.js'
+import { createStoreReadiness } from '../ops/store-readiness.js'
+import type { TierOperationsOptions } from '../ops/operational-routes.js'
+import { createPostsMetrics } from '../ops/store-metrics.js'
 import { ProblemError } from '../problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../slug.js'
@@ -12,7 +15,7 @@ import { StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 
-export interface PostsAppOptions {
+export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
   logger: Logger
   /** `Cache-Control` of successful answers. */
@@ -25,9 +28,19 @@ export interface PostsAppOptions {
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store, logger, cacheControl, server, apiDocs = true }: PostsAppOptions): FastifyInstance {
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])], corsOrigins: [] })
-  const bodies = createPostBodies(store)
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready }: PostsAppOptions): FastifyInstance {
+  const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
+  const store = measured?.store ?? givenStore
+  const app = buildHttpApp({
+    ...server,
+    logger,
+    routes: ['/api/posts', '/api/post/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
+    corsOrigins: [],
+    // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
+    operations: { ready: ready ?? createStoreReadiness(store, logger), metrics: metricsRoute ? metrics : undefined },
+    requestMetrics: metrics?.requests('posts-api')
+  })
+  const bodies = createPostBodies(store, undefined, measured?.body)
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {

@@ -38,7 +38,10 @@ export interface PostBodies {
   streamList: () => Promise<Readable>
 }
 
-export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT): PostBodies {
+/** Told of each body a request gets: `built` for it from the store, or reused (src/ops/store-metrics.ts). */
+export type BodyObserver = (kind: 'post' | 'list', built: boolean) => void
+
+export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT, onBody?: BodyObserver): PostBodies {
   let current: Generation | undefined
   // Concurrent requests share one token read that started after they arrived: on PostgreSQL
   // this turns a query per request into a query per round trip, freshness unchanged.
@@ -77,9 +80,10 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
   return {
     async post (slug) {
       const token = await readChangeToken()
-      if (token === undefined) return await buildPost(slug)
-      const generation = generationFor(token)
-      let body = generation.posts.get(slug)
+      const generation = token === undefined ? undefined : generationFor(token)
+      let body = generation?.posts.get(slug)
+      onBody?.('post', body === undefined)
+      if (generation === undefined) return await buildPost(slug)
       if (body === undefined) {
         body = shared(buildPost(slug), () => generation.posts.delete(slug))
         generation.posts.set(slug, body)
@@ -89,8 +93,9 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
 
     async list () {
       const token = await readChangeToken()
-      if (token === undefined) return await buildList(undefined)
-      const generation = generationFor(token)
+      const generation = token === undefined ? undefined : generationFor(token)
+      onBody?.('list', generation?.list === undefined)
+      if (generation === undefined) return await buildList(undefined)
       generation.list ??= shared(buildList(token), () => { generation.list = undefined })
       return await generation.list
     },

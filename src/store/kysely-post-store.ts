@@ -1,9 +1,9 @@
 // The PostStore every dialect shares: Kysely builds the two reads; a DialectSpec supplies what
 // differs (introspection, collation-proof ordering, DDL, timestamp binding).
-import type { CompiledQuery, Kysely, RawBuilder } from 'kysely'
+import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
 import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
-import { StoreSchemaError, StoreUnavailableError, type ColumnInfo, type Dialect, type Post, type PostStore, type PostUpsert, type UpsertOutcome } from './store.js'
+import { StoreSchemaError, StoreUnavailableError, type ColumnInfo, type Dialect, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome } from './store.js'
 import { upsertPosts } from './upsert-posts.js'
 
 /** The only table we read; its other columns are whatever the operator's table has. */
@@ -29,6 +29,8 @@ export interface DialectSpec {
   createDefaultTable (db: Kysely<Tables>): Promise<void>
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
+  /** See PostStore.poolStats. */
+  poolStats?: () => PoolStats | undefined
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */
   readChangeToken (): Promise<string | undefined>
   /**
@@ -87,6 +89,14 @@ export class KyselyPostStore implements PostStore {
   async readChangeToken (): Promise<string | undefined> {
     if (!this.#tracksChanges) return undefined
     return await this.#read(() => this.#spec.readChangeToken())
+  }
+
+  poolStats (): PoolStats | undefined {
+    return this.#spec.poolStats?.()
+  }
+
+  async probe (): Promise<void> {
+    await this.#read(() => this.#db.selectFrom('posts').select(sql.lit(1).as('one')).limit(1).execute())
   }
 
   async findPostBySlug (slug: string): Promise<Post | undefined> {
