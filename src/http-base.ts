@@ -13,7 +13,7 @@ import { createCors } from './http/cors.js'
 import { carriesBody, edgeServerFactory, MAX_HEAD_BYTES, unmetExpectation } from './http/edge.js'
 import { createRefusals } from './http/refusals.js'
 import type { RequestMetrics } from './ops/metrics.js'
-import { OPERATIONAL_CONFIG, operationalPaths, registerOperationalRoutes, type Operations } from './ops/operational-routes.js'
+import { OPERATIONAL_CONFIG } from './ops/operational-routes.js'
 import { problemBody, PROBLEM_CONTENT_TYPE, problemKindForStatus, ProblemError, PROBLEMS, RETRY_AFTER_S, type ProblemKind } from './problems.js'
 
 export { SECURITY_HEADERS }
@@ -24,8 +24,8 @@ export interface HttpAppOptions extends ServerOptions {
   routes: readonly string[]
   /** Origins allowed to read cross-origin ('*': any; none: no CORS headers, OPTIONS is 405). */
   corsOrigins: '*' | readonly string[]
-  /** /healthz, /readyz and /metrics (src/ops/operational-routes.ts); by default, the probes only, always ready. */
-  operations?: Operations
+  /** The paths of the operational routes the app declares (src/ops/operational-routes.ts): their 405s, without CORS. */
+  operationalRoutes?: readonly string[]
   /** Observes every answered request but the operational ones; undefined: no request metrics. */
   requestMetrics?: RequestMetrics
 }
@@ -78,7 +78,7 @@ function logAnswered (request: FastifyRequest, reply: FastifyReply, operational 
   else request.log.info(line, 'request')
 }
 
-export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins, operations = {}, requestMetrics }: HttpAppOptions): FastifyInstance {
+export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins, operationalRoutes = [], requestMetrics }: HttpAppOptions): FastifyInstance {
   const { headersMs, requestMs, keepAliveMs } = timeouts
   const cors = createCors(corsOrigins)
   const refusals = createRefusals({ logger, cors })
@@ -213,8 +213,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
     if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method)
   }
   const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD')
-  registerOperationalRoutes(app, operations)
-  const operational = new Set(operationalPaths(operations))
+  const operational = new Set(operationalRoutes)
   for (const url of [...routes, ...operational]) {
     app.route({
       method: otherMethods,

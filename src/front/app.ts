@@ -9,7 +9,8 @@ import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http-base.js'
 import { createFrontMetrics } from '../ops/front-metrics.js'
 import { createUpstreamReadiness } from '../ops/health.js'
-import type { TierOperationsOptions } from '../ops/operational-routes.js'
+import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
+import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../slug.js'
 import { relayJsonArray } from './relay-stream.js'
@@ -35,12 +36,13 @@ export function buildFrontApp ({
   metrics, metricsRoute = true, ready
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
+  const operations = { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined }
   const app = buildHttpApp({
     ...server,
     logger,
     routes: ['/api/blog', '/api/blog/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins,
-    operations: { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined },
+    operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('front')
   })
   const isValidSlug = createSlugValidator(slugPattern)
@@ -85,6 +87,7 @@ export function buildFrontApp ({
   app.register(async (api) => {
     api.get('/api/blog', { schema: schemas.list }, listPosts)
     api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
+    registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app
 }

@@ -8,7 +8,7 @@ import type { ServerOptions } from '../config.js'
 import { buildHttpApp } from '../http-base.js'
 import { READY, type Readiness, type ReadinessCheck } from './health.js'
 import type { ProcessMetrics } from './metrics.js'
-import { READY_PATH } from './operational-routes.js'
+import { operationalPaths, READY_PATH, registerOperationalRoutes } from './operational-routes.js'
 
 export interface Tier {
   /** For the reason a probe is given: `front`, `post API`. */
@@ -47,6 +47,7 @@ export function tiersReadiness (tiers: readonly Tier[]): ReadinessCheck {
 }
 
 export async function startAdmin ({ host, port, server, logger, tiers, metrics }: AdminOptions): Promise<FastifyInstance> {
+  const operations = { ready: tiersReadiness(tiers), metrics }
   const app = buildHttpApp({
     ...server,
     // Nothing here is shed: probes and scrapes must answer when the process is busiest.
@@ -54,8 +55,9 @@ export async function startAdmin ({ host, port, server, logger, tiers, metrics }
     logger,
     routes: [],
     corsOrigins: [],
-    operations: { ready: tiersReadiness(tiers), metrics }
+    operationalRoutes: operationalPaths(operations)
   })
+  registerOperationalRoutes(app, operations)
   await app.listen({ host, port, listenTextResolver: (address) => `admin listening at ${address} (/healthz, /readyz${metrics === undefined ? '' : ', /metrics'})` })
   return app
 }

@@ -7,6 +7,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply } from 'fastif
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../problems.js'
 import { READY, type ReadinessCheck } from './health.js'
 import type { ProcessMetrics } from './metrics.js'
+import type { OperationalSchemas } from './operational-schemas.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,17 +51,22 @@ export function operationalPaths ({ metrics }: Operations): string[] {
   return metrics === undefined ? [HEALTH_PATH, READY_PATH] : [HEALTH_PATH, READY_PATH, METRICS_PATH]
 }
 
-/** GET (and HEAD) on the operational paths; http-base answers their other methods (405). */
-export function registerOperationalRoutes (app: FastifyInstance, { ready, metrics }: Operations): void {
+/**
+ * GET (and HEAD) on the operational paths; http-base answers their other methods (405, given
+ * `operationalPaths`). `schemas`: their OpenAPI documentation, where the app has it (declare the
+ * routes after registerApiDocs then).
+ */
+export function registerOperationalRoutes (app: FastifyInstance, { ready, metrics }: Operations, schemas?: OperationalSchemas): void {
   const noStore = (reply: FastifyReply): FastifyReply => reply.header('cache-control', 'no-store')
-  app.get(HEALTH_PATH, { config: OPERATIONAL_CONFIG }, async (_request, reply) => noStore(reply).header('content-type', JSON_TYPE).send(OK_BODY))
-  app.get(READY_PATH, { config: OPERATIONAL_CONFIG }, async (_request, reply) => {
+  app.get(HEALTH_PATH, { config: OPERATIONAL_CONFIG, schema: schemas?.health }, async (_request, reply) => noStore(reply).header('content-type', JSON_TYPE).send(OK_BODY))
+  app.get(READY_PATH, { config: OPERATIONAL_CONFIG, schema: schemas?.ready }, async (_request, reply) => {
     const readiness = ready === undefined ? READY : await ready()
     if (readiness.ready) return noStore(reply).header('content-type', JSON_TYPE).send(READY_BODY)
-    return noStore(reply).code(503).header('content-type', PROBLEM_CONTENT_TYPE).send(problemBody('not-ready', readiness.reason))
+    // As every 503: when to ask again. Readiness is checked about once a second.
+    return noStore(reply).code(503).header('retry-after', '1').header('content-type', PROBLEM_CONTENT_TYPE).send(problemBody('not-ready', readiness.reason))
   })
   if (metrics !== undefined) {
-    app.get(METRICS_PATH, { config: OPERATIONAL_CONFIG }, async (_request, reply) =>
+    app.get(METRICS_PATH, { config: OPERATIONAL_CONFIG, schema: schemas?.metrics }, async (_request, reply) =>
       noStore(reply).header('content-type', metrics.contentType).send(await metrics.scrape()))
   }
 }

@@ -6,7 +6,8 @@ import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http-base.js'
 import { createStoreReadiness } from '../ops/store-readiness.js'
-import type { TierOperationsOptions } from '../ops/operational-routes.js'
+import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
+import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
 import { ProblemError } from '../problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
@@ -31,13 +32,14 @@ const MAX_RETRY_AFTER_S = 5
 export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
+  // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
+  const operations = { ready: ready ?? createStoreReadiness(store, logger), metrics: metricsRoute ? metrics : undefined }
   const app = buildHttpApp({
     ...server,
     logger,
     routes: ['/api/posts', '/api/post/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
-    // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
-    operations: { ready: ready ?? createStoreReadiness(store, logger), metrics: metricsRoute ? metrics : undefined },
+    operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
   })
   const bodies = createPostBodies(store, undefined, measured?.body)
@@ -81,6 +83,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   app.register(async (api) => {
     api.get('/api/posts', { schema: POSTS_ROUTE_SCHEMAS.list }, listPosts)
     api.get('/api/post/:slug', { schema: POSTS_ROUTE_SCHEMAS.post }, getPost)
+    registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app
 }

@@ -16,6 +16,7 @@ import { createCountingStore } from '../helpers/counting-store.js'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { fromInject, get } from '../helpers/http.js'
 import { logSink } from '../helpers/log-sink.js'
+import { createConformance, type OpenApiDocument } from '../helpers/openapi-conformance.js'
 import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { buildTestFront, listen, silentLogger } from '../helpers/tiers.js'
@@ -64,6 +65,7 @@ test('not ready: 503 not-ready problem with the reason', async () => {
     const problem = assertProblem(answer, 'not-ready')
     assert.equal(problem.detail, 'No upstream post API is in rotation.')
     assert.equal(answer.headers['cache-control'], 'no-store')
+    assert.equal(answer.headers['retry-after'], '1')
     assert.equal((await front.inject('/healthz')).statusCode, 200, 'alive all the same')
   })
 })
@@ -82,6 +84,21 @@ test('/metrics: on each tier with metrics, not without them, nor when the admin 
   for (const options of [{}, { metrics: createProcessMetrics(), metricsRoute: false }]) {
     await withTiers(options, async ({ front, posts }) => {
       for (const app of [front, posts]) assertProblem(fromInject(await app.inject('/metrics')), 'not-found')
+    })
+  }
+})
+
+test('the probes\' answers are those the tiers\' OpenAPI documents describe; /metrics is documented where it is', async () => {
+  for (const ready of [undefined, () => ({ ready: false as const, reason: 'The post store is not answering.' })]) {
+    await withTiers({ metrics: createProcessMetrics(), ready }, async ({ front, posts }) => {
+      for (const app of [front, posts]) {
+        const document = (await app.inject('/openapi.json')).json<OpenApiDocument & { paths: Record<string, { get: { responses: Record<string, { content?: object }> } }> }>()
+        const conformance = createConformance(document)
+        for (const [method, url] of [['GET', '/healthz'], ['HEAD', '/healthz'], ['GET', '/readyz'], ['HEAD', '/readyz'], ['POST', '/readyz']] as const) {
+          conformance.check(method, url, fromInject(await app.inject({ method, url })))
+        }
+        assert.deepEqual(Object.keys(document.paths['/metrics']?.get.responses[200]?.content ?? {}), ['text/plain; version=0.0.4; charset=utf-8'])
+      }
     })
   }
 })
