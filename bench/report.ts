@@ -41,7 +41,7 @@ export interface BenchReport {
   date: string
   machine: { cpus: number, cpuModel: string, memoryGb: number, os: string, node: string }
   build: { cli: string, gitCommit: string, srcModified: boolean }
-  settings: { stores: string[], connections: number, rounds: number, roundS: number, warmupS: number, smoke: boolean, cpuProf: boolean, workers: string, rss: string }
+  settings: { stores: string[], connections: number, rounds: number, roundS: number, warmupS: number, smoke: boolean, cpuProf: boolean, workers: string, overrides?: Record<string, string>, rss: string }
   results: ScenarioResult[]
   /** What did not work: a process that did not start, a scenario without its expected answers. */
   problems: string[]
@@ -127,7 +127,8 @@ export function renderMarkdown (report: BenchReport): string {
     `- Settings: stores ${settings.stores.join(', ')}; ${settings.connections} connections; per scenario, ${settings.warmupS} s of ` +
       `warm-up on each server, then ${settings.rounds} round${settings.rounds === 1 ? '' : 's'} of ${settings.roundS} s alternating baseline and service` +
       `${settings.smoke ? '; smoke' : ''}${settings.cpuProf ? '; --cpu-prof' : ''}; WORKERS ${settings.workers} per tier` +
-      `${settings.workers === '1' ? '' : ' (CPU and RSS of a tier: its primary and workers together)'}`,
+      `${settings.workers === '1' ? '' : ' (CPU and RSS of a tier: its primary and workers together)'}` +
+      Object.entries(settings.overrides ?? {}).map(([name, value]) => `; ${name}=${value}`).join(''),
     `- Peak RSS: ${settings.rss}`,
     '- Ratio: service requests/s ÷ baseline requests/s. Latencies in ms (whole ms, from autocannon). CPU µs/req: ' +
       'CPU time of the server processes (post API + front, or baseline) per response. Unexpected: other statuses, errors and timeouts.',

@@ -35,6 +35,8 @@ interface Options {
   workers: string
   cli: string
   postgresUrl: string
+  /** Service settings given with --set (NAME=VALUE), on top of the defaults. */
+  overrides: Record<string, string>
   serviceEnv: (settings: Record<string, string>) => NodeJS.ProcessEnv
 }
 
@@ -50,7 +52,8 @@ function parseOptions (argv: string[]): Options {
       connections: { type: 'string' },
       smoke: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
-      workers: { type: 'string' }
+      workers: { type: 'string' },
+      set: { type: 'string', multiple: true }
     }
   })
   const smoke = values.smoke === true
@@ -69,6 +72,11 @@ function parseOptions (argv: string[]): Options {
   if (workers !== 'auto' && !(Number.isInteger(Number(workers)) && Number(workers) >= 1)) throw new Error(`--workers ${workers}: expected a whole number of at least 1, or auto`)
   const cli = resolve(process.env.BENCH_CLI ?? 'dist/cli.js')
   if (!existsSync(cli)) throw new Error(`no built CLI at ${cli}: run \`npm run build\` or set BENCH_CLI`)
+  const overrides = Object.fromEntries((values.set ?? []).map((pair) => {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(pair)
+    if (match === null) throw new Error(`--set ${pair}: expected NAME=VALUE, a setting of the service (see --help)`)
+    return [match[1], match[2]]
+  }))
   return {
     stores: list(values.store ?? (smoke ? 'sqlite' : STORES.join(',')), STORES, 'store'),
     scenarios: new Set(values.scenario === undefined ? SCENARIO_NAMES : list(values.scenario, SCENARIO_NAMES, 'scenario')),
@@ -82,7 +90,8 @@ function parseOptions (argv: string[]): Options {
     workers,
     cli,
     postgresUrl: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL,
-    serviceEnv: createServiceEnv(cli)
+    overrides,
+    serviceEnv: createServiceEnv(cli, overrides)
   }
 }
 
@@ -91,13 +100,18 @@ const message = (err: unknown): string => err instanceof Error ? err.message : S
 
 /**
  * The environment of the processes under test: the caller's, without any of the service's
- * settings (read from `--help`, so new ones are covered), so that every run uses the defaults.
+ * settings (read from `--help`, so new ones are covered), so that every run uses the defaults,
+ * but for those given with --set.
  */
-function createServiceEnv (cli: string): (settings: Record<string, string>) => NodeJS.ProcessEnv {
+function createServiceEnv (cli: string, overrides: Record<string, string>): (settings: Record<string, string>) => NodeJS.ProcessEnv {
   const help = execFileSync(process.execPath, [cli, '--help'], { encoding: 'utf8' })
   const env = { ...process.env }
-  for (const [, name = ''] of help.matchAll(/^\s+--[a-z0-9-]+\s+([A-Z][A-Z0-9_]*):/gm)) delete env[name]
-  return (settings) => ({ ...env, HOST, LOG_LEVEL: 'warn', ...settings })
+  const names = new Set([...help.matchAll(/^\s+--[a-z0-9-]+\s+([A-Z][A-Z0-9_]*):/gm)].map(([, name = '']) => name))
+  for (const name of names) delete env[name]
+  for (const name of Object.keys(overrides)) {
+    if (!names.has(name)) throw new Error(`--set ${name}: not a setting of the service (see --help)`)
+  }
+  return (settings) => ({ ...env, HOST, LOG_LEVEL: 'warn', ...overrides, ...settings })
 }
 
 interface Tiers {
@@ -280,6 +294,7 @@ async function main (): Promise<void> {
       smoke: options.smoke,
       cpuProf: options.cpuProf,
       workers: options.workers,
+      overrides: options.overrides,
       rss: 'the highest VmRSS sampled every 100 ms during the measured run (list-100000: VmHWM of its own processes)'
     },
     results: [],

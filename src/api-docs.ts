@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { OPERATIONS_TAG } from './ops/operational-schemas.js'
 import { PROBLEM_COMPONENT_RESPONSES, PROBLEM_SCHEMA } from './problem-schema.js'
 import { createRepresentation, sendRepresentation, type Representation } from './representation.js'
 import { POST_SCHEMA, REQUIRED_HEADER } from './route-schemas.js'
@@ -53,7 +54,7 @@ export function registerApiDocs (app: FastifyInstance, { title, description, ena
     openapi: {
       openapi: '3.1.0',
       info: { title, description, version, license: { name: 'MIT', identifier: 'MIT' } },
-      tags: [{ name: 'posts', description: 'Blog posts' }],
+      tags: [{ name: 'posts', description: 'Blog posts' }, OPERATIONS_TAG],
       components: { responses: PROBLEM_COMPONENT_RESPONSES }
     },
     // `Post` and `Problem` keep their names in `components.schemas` (not `def-0`, `def-1`).

@@ -114,7 +114,7 @@ function describeFailure (err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code
   if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
     const { address, port } = err as unknown as { address?: string, port?: number }
-    return `cannot listen on ${address ?? ''}:${port ?? ''} (${code}): check HOST, BLOG_PORT and POSTS_PORT`
+    return `cannot listen on ${address ?? ''}:${port ?? ''} (${code}): check HOST, BLOG_PORT, POSTS_PORT and ADMIN_PORT`
   }
   const cause = err.cause instanceof Error ? `: ${err.cause.message || (err.cause as NodeJS.ErrnoException).code}` : ''
   return (err.message || err.name) + cause

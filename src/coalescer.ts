@@ -31,7 +31,8 @@ export interface Coalescer<T> {
   run: (key: string, call: () => Promise<T>, wanted?: () => boolean) => Promise<T>
 }
 
-export function createCoalescer<T> (): Coalescer<T> {
+/** `onJoin`: told each time a caller joins the next call instead of starting one (the metrics). */
+export function createCoalescer<T> (onJoin?: () => void): Coalescer<T> {
   const slots = new Map<string, Slot<T>>()
 
   function start (key: string, call: () => Promise<T>): Promise<T> {
@@ -48,6 +49,7 @@ export function createCoalescer<T> (): Coalescer<T> {
       const slot = slots.get(key)
       if (slot === undefined) return start(key, call)
       // The running call may have read the store before this request arrived: wait for the next.
+      onJoin?.()
       slot.nextWanted.push(wanted)
       slot.next ??= slot.running.then(ignore, ignore).then(() => {
         if (slot.nextWanted.some((isWanted) => isWanted())) return start(key, call)

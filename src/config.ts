@@ -41,6 +41,10 @@ export interface Config {
   readonly cacheMaxBytes: number
   /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
   readonly corsOrigins: '*' | string[]
+  /** Whether Prometheus metrics are kept and served (METRICS). */
+  readonly metricsEnabled: boolean
+  /** The port of the process's operational listener; undefined: /metrics on each tier's port. */
+  readonly adminPort: number | undefined
 }
 
 export interface UpstreamTimeouts {
@@ -137,7 +141,9 @@ export const SETTINGS = {
   SLUG_PATTERN: { default: DEFAULT_SLUG_PATTERN.source, help: `regular expression a slug must match (anchored; at most ${SLUG_MAX_LENGTH} characters)` },
   CACHE_CONTROL: { default: 'no-cache', help: 'Cache-Control of successful answers (no-cache: caches must revalidate, cheaply, with the ETag)' },
   CORS_ORIGIN: { default: '*', help: "front: origins allowed to read cross-origin: '*', a comma-separated list of origins, or 'off'" },
-  CACHE_MAX_MB: { default: '64', help: "memory for the front's copies of upstream bodies, revalidated on every request" }
+  CACHE_MAX_MB: { default: '64', help: "memory for the front's copies of upstream bodies, revalidated on every request" },
+  METRICS: { default: 'on', help: "both: 'on' keeps Prometheus metrics, served at GET /metrics; 'off' keeps none and answers no /metrics" },
+  ADMIN_PORT: { default: undefined, help: "a port of its own (on HOST) for the process's /metrics, /healthz and /readyz; unset: /metrics on each tier's port (/healthz and /readyz stay there either way)" }
 } as const satisfies Record<string, { default: string | undefined, help: string }>
 
 export type SettingName = keyof typeof SETTINGS
@@ -160,6 +166,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
 
   const databaseUrl = raw('DATABASE_URL')
   const apiUrl = raw('API_URL')
+  const adminPort = raw('ADMIN_PORT') === undefined ? undefined : read('ADMIN_PORT', port)
   return Object.freeze({
     store: parseStoreLocation(databaseUrl ?? DEFAULT_DATABASE_FILE),
     storeIsDefault: databaseUrl === undefined,
@@ -200,6 +207,8 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: Partial<Record<Settin
     cacheControl: read('CACHE_CONTROL', z.string().regex(/^[\x20-\x7e]+$/, 'expected a header value of printable ASCII')),
     cacheMaxBytes: read('CACHE_MAX_MB', z.coerce.number({ error: 'expected megabytes' })
       .int('expected whole megabytes').min(0, 'expected 0 or more').max(65_536, 'expected at most 65536')) * 1024 * 1024,
+    metricsEnabled: read('METRICS', z.enum(['on', 'off'], { error: "expected 'on' or 'off'" })) === 'on',
+    adminPort,
     corsOrigins: read('CORS_ORIGIN', z.string().transform((value, ctx) => {
       if (value === '*') return '*' as const
       if (value === 'off') return []

@@ -12,6 +12,8 @@ import { ALLOWED_METHODS, requestId, SECURITY_HEADERS } from './http/answer-head
 import { createCors } from './http/cors.js'
 import { carriesBody, edgeServerFactory, MAX_HEAD_BYTES, unmetExpectation } from './http/edge.js'
 import { createRefusals } from './http/refusals.js'
+import type { RequestMetrics } from './ops/metrics.js'
+import { OPERATIONAL_CONFIG } from './ops/operational-routes.js'
 import { problemBody, PROBLEM_CONTENT_TYPE, problemKindForStatus, ProblemError, PROBLEMS, RETRY_AFTER_S, type ProblemKind } from './problems.js'
 
 export { SECURITY_HEADERS }
@@ -22,6 +24,10 @@ export interface HttpAppOptions extends ServerOptions {
   routes: readonly string[]
   /** Origins allowed to read cross-origin ('*': any; none: no CORS headers, OPTIONS is 405). */
   corsOrigins: '*' | readonly string[]
+  /** The paths of the operational routes the app declares (src/ops/operational-routes.ts): their 405s, without CORS. */
+  operationalRoutes?: readonly string[]
+  /** Observes every answered request but the operational ones; undefined: no request metrics. */
+  requestMetrics?: RequestMetrics
 }
 
 /**
@@ -65,12 +71,14 @@ function notFound (request: FastifyRequest, reply: FastifyReply): void {
   sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
 }
 
-/** One access line per request, at info (not written at all below it). */
-function logAnswered (request: FastifyRequest, reply: FastifyReply): void {
-  request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request')
+/** One access line per request, at info (not written at all below it); probes and scrapes at debug. */
+function logAnswered (request: FastifyRequest, reply: FastifyReply, operational = false): void {
+  const line = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }
+  if (operational) request.log.debug(line, 'request')
+  else request.log.info(line, 'request')
 }
 
-export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins }: HttpAppOptions): FastifyInstance {
+export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins, operationalRoutes = [], requestMetrics }: HttpAppOptions): FastifyInstance {
   const { headersMs, requestMs, keepAliveMs } = timeouts
   const cors = createCors(corsOrigins)
   const refusals = createRefusals({ logger, cors })
@@ -79,7 +87,8 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
   /** What every answer carries; set first, so that whatever answers next keeps them. */
   function answerHeaders (request: FastifyRequest, reply: FastifyReply): void {
     reply.headers(SECURITY_HEADERS).header('x-request-id', request.id)
-    if (cors !== undefined) reply.headers(cors.headersFor(request.headers.origin))
+    // Probes and scrapes come from machines, not from pages.
+    if (cors !== undefined && request.routeOptions.config.operational !== true) reply.headers(cors.headersFor(request.headers.origin))
   }
 
   /** Errors the router raises before any route (and any hook) runs. The path is never echoed back. */
@@ -92,6 +101,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
       sendProblem(reply, 'bad-request', 'The request path is not valid percent-encoded UTF-8.')
     }
     logAnswered(request, reply)
+    requestMetrics?.observe(undefined, request.method, reply.statusCode, reply.elapsedTime)
   }
 
   const app = Fastify({
@@ -162,11 +172,17 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
       }
     })
   }
-  if (logger.isLevelEnabled('info')) {
+  const logsRequests = logger.isLevelEnabled('info')
+  if (logsRequests || requestMetrics !== undefined) {
     app.addHook('onResponse', (request, reply, done) => {
-      logAnswered(request, reply)
+      const { url: route, config } = request.routeOptions
+      const operational = config.operational === true
+      if (logsRequests) logAnswered(request, reply, operational)
+      if (!operational) requestMetrics?.observe(route, request.method, reply.statusCode, reply.elapsedTime)
       done()
     })
+  }
+  if (logsRequests) {
     // A client that leaves before its answer is written: its request still leaves its line.
     app.addHook('onRequestAbort', (request, done) => {
       request.log.info({ method: request.method, url: request.url, aborted: true }, 'request')
@@ -197,14 +213,16 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
     if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method)
   }
   const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD')
-  for (const url of routes) {
+  const operational = new Set(operationalRoutes)
+  for (const url of [...routes, ...operational]) {
     app.route({
       method: otherMethods,
       url,
+      config: operational.has(url) ? OPERATIONAL_CONFIG : {},
       // Answered in onRequest, before the body is looked at (preParsing).
       onRequest: async (request, reply) => {
         const { origin, 'access-control-request-method': preflight } = request.headers
-        if (cors !== undefined && request.method === 'OPTIONS' && origin !== undefined && preflight !== undefined) {
+        if (cors !== undefined && !operational.has(url) && request.method === 'OPTIONS' && origin !== undefined && preflight !== undefined) {
           // A CORS preflight (a body on it, unread, closes the connection as elsewhere).
           return reply.code(204).headers(cors.preflightHeaders(request.headers['access-control-request-headers'])).send()
         }

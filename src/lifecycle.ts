@@ -10,6 +10,8 @@ import { isFleetPrimary, leaveCluster, reportReady, runFleet } from './cluster.j
 import { ConfigError, describeStore, type Config } from './config.js'
 import { buildFrontApp } from './front/app.js'
 import { openUpstreamClient } from './front/upstream-client.js'
+import { serveClusterMetrics } from './ops/cluster-metrics.js'
+import { openOperations, type ProcessOperations } from './ops/process-operations.js'
 import { buildPostsApp } from './posts-api/app.js'
 import { openStore, type OpenStoreOptions } from './store/open-store.js'
 import type { PostStore } from './store/store.js'
@@ -45,9 +47,9 @@ async function openServingStore (config: Config, logger: Logger): Promise<PostSt
   return store
 }
 
-async function startPostsApi (config: Config, logger: Logger): Promise<FastifyInstance> {
+async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
   const store = await openServingStore(config, logger)
-  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: config.server })
+  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: config.server, ...ops.tierOptions })
   if (!store.tracksChanges) {
     const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
     logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
@@ -61,7 +63,7 @@ async function startPostsApi (config: Config, logger: Logger): Promise<FastifyIn
   return app
 }
 
-async function startFront (config: Config, apiUrls: readonly URL[], logger: Logger): Promise<FastifyInstance> {
+async function startFront (config: Config, apiUrls: readonly URL[], logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
   const frontLogger = logger.child({ tier: 'front' })
   const upstream = openUpstreamClient(apiUrls, { timeouts: config.upstreamTimeouts, health: config.upstreamHealth, logger: frontLogger })
   const app = buildFrontApp({
@@ -73,7 +75,8 @@ async function startFront (config: Config, apiUrls: readonly URL[], logger: Logg
     staleIfErrorS: config.staleIfErrorS,
     corsOrigins: config.corsOrigins,
     ...BODY_LIMITS,
-    server: config.server
+    server: config.server,
+    ...ops.tierOptions
   })
   app.addHook('onClose', async () => upstream.close())
   await app.listen({
@@ -128,23 +131,29 @@ function requireApiUrls (config: Config): readonly URL[] {
   return config.apiUrls
 }
 
-/** Starts a command's tiers, in closing order (front first, so nothing new reaches the upstream). */
+/**
+ * Starts a command's tiers; returns what to close, in order: the admin listener if any (its
+ * /readyz fails first), then the front (so nothing new reaches the upstream), then the post API.
+ */
 async function startTiers (command: ServingCommand, config: Config, logger: Logger): Promise<FastifyInstance[]> {
+  const ops = openOperations(config, logger)
   switch (command) {
     case 'posts-api':
-      return [await startPostsApi(config, logger)]
+      return await ops.withAdmin([{ name: 'post API', app: await startPostsApi(config, logger, ops) }])
     case 'front':
-      return [await startFront(config, requireApiUrls(config), logger)]
+      return await ops.withAdmin([{ name: 'front', app: await startFront(config, requireApiUrls(config), logger, ops) }])
     case 'serve': {
       // The post API, then the front calling it (or API_URL). Under a cluster the post API's port
       // is shared, so a worker's front may be answered by any worker's post API: they are alike.
-      const posts = await startPostsApi(config, logger)
+      const posts = await startPostsApi(config, logger, ops)
+      let front: FastifyInstance
       try {
-        return [await startFront(config, config.apiUrls ?? [localApiUrl(posts)], logger), posts]
+        front = await startFront(config, config.apiUrls ?? [localApiUrl(posts)], logger, ops)
       } catch (err) {
         await posts.close()
         throw err
       }
+      return await ops.withAdmin([{ name: 'front', app: front }, { name: 'post API', app: posts }])
     }
   }
 }
@@ -169,6 +178,8 @@ async function checkBeforeFork (command: ServingCommand, config: Config, logger:
 export async function serve (command: ServingCommand, config: Config, logger: Logger): Promise<void> {
   if (isFleetPrimary(config.workers)) {
     await checkBeforeFork(command, config, logger)
+    // A scrape reaching any worker gets the sum over all of them, gathered here.
+    if (config.metricsEnabled) serveClusterMetrics()
     await runFleet({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs })
     return
   }

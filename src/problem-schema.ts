@@ -56,6 +56,8 @@ export interface ProblemResponseOptions {
   retryAfterOnGatewayErrors?: boolean
   /** More headers some answers of a status may carry. */
   headers?: Record<number, Record<string, unknown>>
+  /** Problems of ANY_ROUTE_PROBLEMS this operation never answers (the probes are never shed). */
+  except?: readonly ProblemKind[]
 }
 
 /** Headers of a problem answer with `status`: Retry-After always on 503. */
@@ -81,7 +83,7 @@ function problemHeaders (status: number, { retryAfterOnGatewayErrors = false, he
  */
 export function problemResponses (kinds: readonly ProblemKind[], options: ProblemResponseOptions = {}): Record<string, ResponseSchema> {
   const byStatus = new Map<number, ProblemKind[]>()
-  for (const kind of [...kinds, ...ANY_ROUTE_PROBLEMS]) {
+  for (const kind of [...kinds, ...ANY_ROUTE_PROBLEMS.filter((kind) => options.except?.includes(kind) !== true)]) {
     const { status } = PROBLEMS[kind]
     byStatus.set(status, [...(byStatus.get(status) ?? []), kind])
   }

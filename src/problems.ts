@@ -25,6 +25,7 @@ export const PROBLEMS = {
   'store-unavailable': { status: 503, title: 'Store unavailable' },
   overloaded: { status: 503, title: 'Service overloaded' },
   'shutting-down': { status: 503, title: 'Shutting down' },
+  'not-ready': { status: 503, title: 'Not ready' },
   'upstream-timeout': { status: 504, title: 'Upstream timed out' },
   'http-version-not-supported': { status: 505, title: 'HTTP version not supported' }
 } as const satisfies Record<string, { status: number, title: string }>

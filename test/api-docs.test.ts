@@ -80,7 +80,9 @@ describe('OpenAPI documents', () => {
 
   test('every route, GET only (HEAD is GET without its body), with its parameters and request headers', () => {
     for (const [document, list, item] of [[frontDocument, '/api/blog', '/api/blog/{slug}'], [postsDocument, '/api/posts', '/api/post/{slug}']] as const) {
-      assert.deepEqual(Object.keys(document.paths).sort(), [list, item].sort())
+      // And the probes (src/ops/operational-schemas.ts; /metrics too where the tier has metrics).
+      assert.deepEqual(Object.keys(document.paths).sort(), [list, item, '/healthz', '/readyz'].sort())
+      assert.deepEqual([document.paths['/healthz']?.get?.operationId, document.paths['/readyz']?.get?.operationId], ['health', 'readiness'])
       assert.deepEqual(Object.keys(document.paths[list] ?? {}), ['get'])
       assert.deepEqual(Object.keys(document.paths[item] ?? {}), ['get'])
       assert.equal(document.paths[list]?.get?.operationId, 'listPosts')
@@ -112,13 +114,18 @@ describe('OpenAPI documents', () => {
     const upstream: ProblemKind[] = ['upstream-unreachable', 'upstream-bad-response', 'upstream-unavailable', 'upstream-timeout']
     const expected: Record<string, Map<string, Set<ProblemKind>>> = {}
     const exactly = (kinds: ProblemKind[]): Set<ProblemKind> => new Set([...kinds, ...ANY_ROUTE_PROBLEMS])
+    // The probes are never shed under load.
+    const probe = (kinds: ProblemKind[]): Set<ProblemKind> => new Set([...kinds, ...ANY_ROUTE_PROBLEMS.filter((kind) => kind !== 'overloaded')])
+    const probes: Array<[string, Set<ProblemKind>]> = [['GET /healthz', probe([])], ['GET /readyz', probe(['not-ready'])]]
     expected.front = new Map([
       ['GET /api/blog', exactly(['invalid-query', 'no-posts', ...upstream])],
-      ['GET /api/blog/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', ...upstream])]
+      ['GET /api/blog/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', ...upstream])],
+      ...probes
     ])
     expected.posts = new Map([
       ['GET /api/posts', exactly(['invalid-query', 'store-unavailable'])],
-      ['GET /api/post/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])]
+      ['GET /api/post/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])],
+      ...probes
     ])
     assert.deepEqual(front.byOperation, expected.front)
     assert.deepEqual(posts.byOperation, expected.posts)

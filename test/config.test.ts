@@ -83,3 +83,14 @@ test('WORKERS: 1 by default, a count, or auto (one per core); anything else name
     assert.throws(() => loadConfig({ WORKERS: value }), (err: unknown) => err instanceof ConfigError && err.setting === 'WORKERS')
   }
 })
+
+test('metrics are on by default and served on the tiers\' ports; METRICS=off and ADMIN_PORT change that', () => {
+  const defaults = loadConfig({})
+  assert.equal(defaults.metricsEnabled, true)
+  assert.equal(defaults.adminPort, undefined)
+  const moved = loadConfig({ METRICS: 'off' }, { ADMIN_PORT: '9464' })
+  assert.equal(moved.metricsEnabled, false)
+  assert.equal(moved.adminPort, 9464)
+  assert.throws(() => loadConfig({ METRICS: 'yes' }), (err: unknown) => err instanceof ConfigError && err.setting === 'METRICS')
+  assert.throws(() => loadConfig({ ADMIN_PORT: '65536' }), (err: unknown) => err instanceof ConfigError && err.setting === 'ADMIN_PORT')
+})

@@ -43,6 +43,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description The process answers. Not cached, not logged at info, never shed under load.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description Whether this tier can serve now: the post API when its `posts` table answers a query (checked at most once a second), the front when at least one upstream post API is in rotation. 503 `not-ready` otherwise, its `detail` saying why; 503 `shutting-down` while the process shuts down.
+         */
+        get: operations["readiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -75,7 +115,7 @@ export interface components {
              * @description `urn:blog-read-api:problem:<kind>`
              * @enum {string}
              */
-            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:expectation-failed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:upstream-timeout" | "urn:blog-read-api:problem:http-version-not-supported";
+            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:expectation-failed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:not-ready" | "urn:blog-read-api:problem:upstream-timeout" | "urn:blog-read-api:problem:http-version-not-supported";
             /** @description The kind, in English; the same for every answer of that kind. */
             title: string;
             /** @description The HTTP status code. */
@@ -653,6 +693,356 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:upstream-timeout";
                         /** @constant */
                         status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a probe or a scrape is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    readiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tier can serve. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a probe or a scrape is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Not ready; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:not-ready" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };

@@ -8,6 +8,10 @@ import type { BodyLimits } from '../body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http-base.js'
 import { nextLink, parseListQuery, parsePostQuery, type ListQuery, type SortKey } from '../list-query.js'
+import { createFrontMetrics } from '../ops/front-metrics.js'
+import { createUpstreamReadiness } from '../ops/health.js'
+import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
+import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../slug.js'
 import { relayJsonArray } from './relay-stream.js'
@@ -18,7 +22,7 @@ import type { UpstreamClient } from './upstream-client.js'
 /** The settings the front reads, as the settings table gives them. */
 export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins'>
 
-export interface FrontAppOptions extends FrontSettings, BodyLimits {
+export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperationsOptions {
   upstream: UpstreamClient
   logger: Logger
   server: ServerOptions
@@ -29,12 +33,23 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits {
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
 
 export function buildFrontApp ({
-  upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true
+  upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
+  metrics, metricsRoute = true, ready
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/blog', '/api/blog/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])], corsOrigins })
+  const operations = { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined }
+  const app = buildHttpApp({
+    ...server,
+    logger,
+    routes: ['/api/blog', '/api/blog/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
+    corsOrigins,
+    operationalRoutes: operationalPaths(operations),
+    requestMetrics: metrics?.requests('front')
+  })
   const isValidSlug = createSlugValidator(slugPattern)
-  const cache = createUpstreamCache({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit })
+  const sources = { inRotation: () => upstream.inRotation(), held: () => cache.held() }
+  const observer = metrics === undefined ? undefined : createFrontMetrics(metrics.registry, sources)
+  const cache = createUpstreamCache({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer })
 
   /** A copy served in place of a failed call says so (RFC 9211). */
   function flagStale (reply: FastifyReply, stale: Stale | undefined): void {
@@ -84,6 +99,7 @@ export function buildFrontApp ({
   app.register(async (api) => {
     api.get('/api/blog', { schema: schemas.list }, listPosts)
     api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
+    registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app
 }

@@ -10,6 +10,7 @@ import type { BodyLimits } from '../body-limits.js'
 import { AbandonedCallError, createCoalescer } from '../coalescer.js'
 import type { Config } from '../config.js'
 import { canonicalSearch, encodeCursor, nextCursorIn, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
+import { answerOutcome, failureOutcome, type UpstreamCacheObserver } from '../ops/front-metrics.js'
 import { PROBLEM_TYPE_BASE, ProblemError } from '../problems.js'
 import { createRepresentation, etagOf, type Representation } from '../representation.js'
 import { isStorableText } from '../slug.js'
@@ -17,6 +18,8 @@ import type { UpstreamClient, UpstreamResponse } from './upstream-client.js'
 
 export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, BodyLimits {
   upstream: UpstreamClient
+  /** The metrics (src/ops/front-metrics.ts); undefined: none. */
+  observer?: UpstreamCacheObserver
 }
 
 /** An upstream body that passed its shape check, kept with the validator to revalidate it. */
@@ -44,8 +47,8 @@ export type ListOutcome =
 export interface UpstreamCache {
   list: (query: ListQuery, requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
   post: (slug: string, query: PostQuery, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
-  /** Copies held now (for tests and metrics). */
-  readonly heldCopies: number
+  /** The copies held now, and the bytes they are counted for. */
+  held: () => { copies: number, bytes: number }
 }
 
 interface HeldCopy extends CheckedBody {
@@ -54,8 +57,11 @@ interface HeldCopy extends CheckedBody {
   validatedAt: number
 }
 
-/** What one upstream call yields; `streamed`: the stream went to the request that made the call. */
-type Shared = { kind: 'body', body: CheckedBody } | { kind: 'absent' } | { kind: 'streamed' }
+/**
+ * What one upstream call yields; `streamed`: the stream went to the request that made the call.
+ * `confirmed`: the body is the held copy, confirmed by a 304.
+ */
+type Shared = { kind: 'body', body: CheckedBody, confirmed?: true } | { kind: 'absent' } | { kind: 'streamed' }
 type Fetched = Exclude<Shared, { kind: 'streamed' }> | Extract<ListOutcome, { kind: 'stream' }>
 
 /**
@@ -77,8 +83,8 @@ const MAX_HELD_COPIES = 10_000
 /** A relayed problem detail longer than this is not relayed (an upstream we do not recognise). */
 const MAX_RELAYED_DETAIL = 500
 
-export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit }: UpstreamCacheOptions): UpstreamCache {
-  const coalescer = createCoalescer<Shared>()
+export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer }: UpstreamCacheOptions): UpstreamCache {
+  const coalescer = createCoalescer<Shared>(observer?.joined)
   const held = new LRUCache<string, HeldCopy>({
     max: MAX_HELD_COPIES,
     maxSize: Math.max(1, cacheMaxBytes), // 0 disables: nothing fits
@@ -106,8 +112,25 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     return body
   }
 
-  /** One upstream call, conditional when a copy is held. */
+  /** One upstream call, timed by outcome when there are metrics. */
   async function call (path: string, expected: Expected, requestId: string): Promise<Fetched> {
+    if (observer === undefined) return await callUpstream(path, expected, requestId)
+    const started = performance.now()
+    // Read before the call: with none in rotation, the client fails at once without calling.
+    const failedFast = upstream.inRotation() === 0
+    const answered: { status?: number } = {}
+    try {
+      const fetched = await callUpstream(path, expected, requestId, answered)
+      observer.called(answerOutcome(answered.status ?? 200), performance.now() - started)
+      return fetched
+    } catch (err) {
+      observer.called(failureOutcome(err, answered.status, failedFast), performance.now() - started)
+      throw err
+    }
+  }
+
+  /** One upstream call, conditional when a copy is held; `answered` learns its status. */
+  async function callUpstream (path: string, expected: Expected, requestId: string, answered: { status?: number } = {}): Promise<Fetched> {
     const copy = held.get(path)
     const list = expected.kind === 'list'
     const response = await upstream.get(path, {
@@ -116,9 +139,10 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
       maxBytes: list ? maxListBytes : maxPostBytes,
       streamAbove: list ? listBufferLimit : undefined
     })
+    answered.status = response.status
     if (response.status === 304 && copy !== undefined) {
       copy.validatedAt = Date.now()
-      return { kind: 'body', body: copy }
+      return { kind: 'body', body: copy, confirmed: true }
     }
     if (response.status === 200 && response.stream !== undefined) {
       held.delete(path)
@@ -157,6 +181,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
         own = fetched
         return { kind: 'streamed' }
       }, wanted)
+      if (shared.kind === 'body') observer?.served(shared.confirmed === true ? 'hit' : 'miss')
       if (shared.kind !== 'streamed') return shared
       if (own !== undefined) return own
       if (wanted?.() === false) throw new AbandonedCallError()
@@ -164,11 +189,13 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     } catch (err) {
       const copy = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? held.get(path) : undefined
       if (copy === undefined || Date.now() - copy.validatedAt > staleIfErrorS * 1000) throw err
+      observer?.served('stale')
       return { kind: 'body', body: copy, stale: { status: (err as ProblemError).status } }
     }
   }
 
   return {
+    held: () => ({ copies: held.size, bytes: held.calculatedSize }),
     async list (query, requestId, wanted) {
       // Canonical: the same query in any spelling is one copy and one coalesced call.
       const search = canonicalSearch(query)
@@ -182,9 +209,6 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
       const fetched = await fetch(`/api/post/${encodeURIComponent(slug)}${search}`, { kind: 'post', slug, queried: search !== '' }, requestId, wanted)
       if (fetched.kind === 'stream') throw new Error('a post is never streamed')
       return fetched
-    },
-    get heldCopies () {
-      return held.size
     }
   }
 }

@@ -48,12 +48,12 @@ export interface UpstreamGetOptions {
 /** GETs on the upstream post APIs. Rejects only with ProblemError (502 unreachable or bad, 503, 504). */
 export interface UpstreamClient {
   get (path: string, options: UpstreamGetOptions): Promise<UpstreamResponse>
+  /** Upstreams in rotation now (0: calls fail fast, and the front is not ready). */
+  inRotation (): number
 }
 
 /** The client with its pool of upstreams. */
 export interface PooledUpstreamClient extends UpstreamClient {
-  /** Upstreams in rotation now. */
-  inRotation (): number
   /** Stops probing; closes the transports if this client made them. */
   close (): Promise<void>
 }

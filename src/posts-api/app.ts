@@ -7,6 +7,10 @@ import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http-base.js'
 import { invalidQuery, nextLink, parseListQuery, parsePostQuery } from '../list-query.js'
+import { createStoreReadiness } from '../ops/store-readiness.js'
+import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
+import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
+import { createPostsMetrics } from '../ops/store-metrics.js'
 import { ProblemError } from '../problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../slug.js'
@@ -14,7 +18,7 @@ import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store
 import { createPostBodies } from './post-bodies.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 
-export interface PostsAppOptions {
+export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
   logger: Logger
   /** `Cache-Control` of successful answers. */
@@ -27,9 +31,20 @@ export interface PostsAppOptions {
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store, logger, cacheControl, server, apiDocs = true }: PostsAppOptions): FastifyInstance {
-  const app = buildHttpApp({ ...server, logger, routes: ['/api/posts', '/api/post/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])], corsOrigins: [] })
-  const bodies = createPostBodies(store)
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready }: PostsAppOptions): FastifyInstance {
+  const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
+  const store = measured?.store ?? givenStore
+  // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
+  const operations = { ready: ready ?? createStoreReadiness(store, logger), metrics: metricsRoute ? metrics : undefined }
+  const app = buildHttpApp({
+    ...server,
+    logger,
+    routes: ['/api/posts', '/api/post/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
+    corsOrigins: [],
+    operationalRoutes: operationalPaths(operations),
+    requestMetrics: metrics?.requests('posts-api')
+  })
+  const bodies = createPostBodies(store, undefined, measured?.body)
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
@@ -77,6 +92,7 @@ export function buildPostsApp ({ store, logger, cacheControl, server, apiDocs = 
   app.register(async (api) => {
     api.get('/api/posts', { schema: POSTS_ROUTE_SCHEMAS.list }, listPosts)
     api.get('/api/post/:slug', { schema: POSTS_ROUTE_SCHEMAS.post }, getPost)
+    registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app
 }

@@ -51,7 +51,10 @@ export interface PostBodies {
 const sizeOfBody = (representation: Representation | null): number => representation === null ? 64 : Math.ceil(representation.body.length * 1.5) + 256
 const sizeOfList = (list: ListBody): number => list.kind === 'whole' ? sizeOfBody(list.representation) : 256
 
-export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT): PostBodies {
+/** Told of each body a request gets: `built` for it from the store, or reused (src/ops/store-metrics.ts). */
+export type BodyObserver = (kind: 'post' | 'list', built: boolean) => void
+
+export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT, onBody?: BodyObserver): PostBodies {
   let current: Generation | undefined
   // Concurrent requests share one token read that started after they arrived: on PostgreSQL
   // this turns a query per request into a query per round trip, freshness unchanged.
@@ -101,9 +104,18 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     async post (slug, query = {}) {
       store.checkQuery(query)
       const token = await readChangeToken()
-      if (token === undefined) return await buildPost(slug, query)
+      if (token === undefined) {
+        onBody?.('post', true)
+        return await buildPost(slug, query)
+      }
+      let built = false
       // A slug never holds a control character (the route refuses them): the key is unambiguous.
-      return await generationFor(token).posts.get(`${slug}\n${canonicalSearch(query)}`, () => buildPost(slug, query))
+      const body = generationFor(token).posts.get(`${slug}\n${canonicalSearch(query)}`, () => {
+        built = true
+        return buildPost(slug, query)
+      })
+      onBody?.('post', built)
+      return await body
     },
 
     async list (query = {}) {
@@ -111,8 +123,17 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       const { limit } = query
       const token = await readChangeToken()
       const build = (): Promise<ListBody> => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit })
-      if (token === undefined) return await build()
-      return await generationFor(token).lists.get(canonicalSearch(query), build)
+      if (token === undefined) {
+        onBody?.('list', true)
+        return await build()
+      }
+      let built = false
+      const body = generationFor(token).lists.get(canonicalSearch(query), () => {
+        built = true
+        return build()
+      })
+      onBody?.('list', built)
+      return await body
     },
 
     async streamList (query = {}) {

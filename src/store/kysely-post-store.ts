@@ -6,7 +6,7 @@ import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normali
 import { SAMPLE_POSTS } from './sample-posts.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
-  type ColumnInfo, type Dialect, type Page, type PageQuery, type Post, type PostStore, type PostUpsert, type UpsertOutcome
+  type ColumnInfo, type Dialect, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
 } from './store.js'
 import { upsertPosts } from './upsert-posts.js'
 
@@ -45,6 +45,8 @@ export interface DialectSpec {
   createDefaultTable (db: Kysely<Tables>): Promise<void>
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
+  /** See PostStore.poolStats. */
+  poolStats?: () => PoolStats | undefined
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */
   readChangeToken (): Promise<string | undefined>
   /**
@@ -181,6 +183,14 @@ export class KyselyPostStore implements PostStore {
   async readChangeToken (): Promise<string | undefined> {
     if (!this.#tracksChanges) return undefined
     return await this.#read(() => this.#spec.readChangeToken())
+  }
+
+  poolStats (): PoolStats | undefined {
+    return this.#spec.poolStats?.()
+  }
+
+  async probe (): Promise<void> {
+    await this.#read(() => this.#db.selectFrom('posts').select(sql.lit(1).as('one')).limit(1).execute())
   }
 
   async findPostBySlug (slug: string, query: PostQuery = {}): Promise<Post | undefined> {

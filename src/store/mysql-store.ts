@@ -5,7 +5,7 @@ import { isNetworkFailure } from './driver-errors.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
-import type { ColumnInfo } from './store.js'
+import type { ColumnInfo, PoolStats } from './store.js'
 
 /** MySQL/MariaDB BOOLEAN is TINYINT(1): read it as a boolean. */
 function typeCast (field: TypeCastField, next: TypeCastNext): unknown {
@@ -48,9 +48,27 @@ async function setStatementTimeout (connection: Connection, ms: number): Promise
   })
 }
 
+/**
+ * mysql2 publishes no pool counts: these are its pool's own queues (lib/base/pool.js), read
+ * defensively, so that a release that renames them loses the gauges rather than breaking.
+ */
+interface PoolInternals {
+  _allConnections?: { length?: unknown }
+  _freeConnections?: { length?: unknown }
+  _connectionQueue?: { length?: unknown }
+}
+
+function poolStats (pool: Pool): PoolStats | undefined {
+  const { _allConnections: all, _freeConnections: free, _connectionQueue: queue } = pool as unknown as PoolInternals
+  const [total, idle, waiting] = [all?.length, free?.length, queue?.length]
+  if (typeof total !== 'number' || typeof idle !== 'number' || typeof waiting !== 'number') return undefined
+  return { total, idle, waiting }
+}
+
 const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   dialect: 'mysql',
   isUnavailable,
+  poolStats: () => poolStats(pool),
   async describeColumns (db) {
     const { rows } = await sql<{ name: string, type: string, collation: string | null }>`
       SELECT COLUMN_NAME AS name, DATA_TYPE AS type, COLLATION_NAME AS collation FROM information_schema.COLUMNS

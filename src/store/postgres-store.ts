@@ -98,6 +98,7 @@ const CHANGE_TOKEN_STATEMENT_NAME = 'blog-read-api-change-token'
 const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessionTimeout }: QueryBounds): DialectSpec => ({
   dialect: 'postgres',
   isUnavailable,
+  poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   async describeColumns (db) {
     // to_regclass follows search_path, as the unqualified `posts` of our queries does.
     const { rows } = await sql<{ name: string, type: string }>`

@@ -60,6 +60,10 @@ export interface PostStore {
   readChangeToken (): Promise<string | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */
   readonly tracksChanges: boolean
+  /** The pool's connections now, for the metrics; undefined where there is no pool (SQLite). */
+  poolStats? (): PoolStats | undefined
+  /** Resolves when `posts` answers a query now (readiness); rejects as the reads do. */
+  probe (): Promise<void>
   /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count); only `fields` when given. */
   findPostBySlug (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Creates the default `posts` table when absent. Only the `migrate` command and a fresh default database call it. */
@@ -79,6 +83,14 @@ export interface PostStore {
    * nothing moves no change token. With `dryRun`, only compares.
    */
   upsertPosts (posts: readonly PostUpsert[], options: { dryRun: boolean }): Promise<UpsertOutcome[]>
+}
+
+export interface PoolStats {
+  /** Connections open, idle or in use. */
+  total: number
+  idle: number
+  /** Requests waiting for a connection. */
+  waiting: number
 }
 
 /** A value to store: JSON (arrays and objects are stored as JSON text), or a Date for a timestamp column. */

@@ -14,7 +14,7 @@ const LIST = JSON.stringify([{ slug: 'a', content: 'x'.repeat(100) }, { slug: 'b
 function scriptedUpstream (): { client: UpstreamClient, calls: () => number, answer: (index: number, response: () => UpstreamResponse) => void } {
   const pending: Array<(response: UpstreamResponse) => void> = []
   return {
-    client: { get: async () => await new Promise<UpstreamResponse>((resolve) => pending.push(resolve)) },
+    client: { get: async () => await new Promise<UpstreamResponse>((resolve) => pending.push(resolve)), inRotation: () => 1 },
     calls: () => pending.length,
     answer: (index, response) => pending[index]?.(response())
   }
@@ -60,7 +60,8 @@ test('a whole body is shared by the requests that shared its call, and revalidat
     get: async (path, options) => {
       requests.push(options.ifNoneMatch)
       return await upstream.client.get(path, options)
-    }
+    },
+    inRotation: () => 1
   }
   const cache = cacheOver(client)
   const small = '[{"slug":"a"}]'
@@ -86,10 +87,11 @@ test('a flood of distinct queries keeps at most 10,000 copies, whatever the memo
     get: async (path) => {
       calls++
       return { status: 200, headers: { etag: `"${calls}"` }, body: Buffer.from(`[{"slug":"a","path":${JSON.stringify(path)}}]`) }
-    }
+    },
+    inRotation: () => 1
   }
   const cache = cacheOver(client)
   for (let i = 0; i < 10_500; i++) await cache.list({ limit: (i % 1000) + 1, tag: `tag-${Math.floor(i / 1000)}` }, `r${i}`)
   assert.equal(calls, 10_500)
-  assert.equal(cache.heldCopies, 10_000)
+  assert.equal(cache.held().copies, 10_000)
 })

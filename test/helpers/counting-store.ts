@@ -30,6 +30,7 @@ export function createCountingStore (posts: readonly Post[]): CountingStore {
     async readChangeToken () {
       return undefined
     },
+    async probe () {},
     async findPostBySlug (slug) {
       reads++
       return posts.find((post) => post.slug === slug)

@@ -4,15 +4,19 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { SettingName } from '../../src/config.js'
+import { createProcessMetrics } from '../../src/ops/metrics.js'
+import { buildPostsApp } from '../../src/posts-api/app.js'
 import { isLookupableSlug } from '../../src/slug.js'
 import { StoreSchemaError, type Post, type PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
+import { parseMetrics, samplesOf, valueOf } from '../helpers/metrics-text.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { RawKeepAliveClient } from '../helpers/raw-http.js'
 import { sqlLookingSlug, sqlString, STORED_SLUGS, STORED_WHERE_ALLOWED } from '../helpers/sql-slugs.js'
-import { startTiers, type Tiers } from '../helpers/tiers.js'
+import { silentLogger, startTiers, type Tiers } from '../helpers/tiers.js'
 import { describeListQueryContract, type ListQueryFixture } from './list-query-contract.js'
 
 export interface StoreFixture extends ListQueryFixture {
@@ -252,6 +256,48 @@ export function describeStoreContract (name: string, server: TestServer, fixture
         assert.match(String(relayed.headers['retry-after']), /^[1-5]$/)
         await db.exec('ALTER TABLE posts_away RENAME TO posts')
         assert.equal((await get(front.url, '/api/blog/first-post')).status, 200)
+      })
+    })
+
+    test('metrics: the store reads by kind, and the pool of a server store (in use, idle, waiting)', async () => {
+      const store = await migratedStore()
+      await db.exec(insert('first-post', '2024-01-01T00:00:00Z'))
+      const app = buildPostsApp({ store, logger: silentLogger, cacheControl: 'no-cache', server: testConfig().server, metrics: createProcessMetrics() })
+      try {
+        assert.equal((await app.inject('/api/post/first-post')).statusCode, 200)
+        const samples = parseMetrics((await app.inject('/metrics')).body)
+        assert.equal(valueOf(samples, 'blog_read_api_store_query_duration_seconds_count', { kind: 'post' }), 1)
+        // A change-token read where the store keeps one (SQLite, PostgreSQL with its trigger); none on MySQL.
+        assert.equal(valueOf(samples, 'blog_read_api_store_query_duration_seconds_count', { kind: 'token' }), store.tracksChanges ? 1 : 0)
+        const pool = samplesOf(samples, 'blog_read_api_store_pool_connections')
+        if (store.dialect === 'sqlite') {
+          assert.deepEqual(pool, [])
+        } else {
+          assert.deepEqual(pool.map((s) => s.labels.state).sort(), ['idle', 'in_use'])
+          assert.ok(valueOf(samples, 'blog_read_api_store_pool_connections', { state: 'idle' }) >= 1, 'the connection used is back in the pool')
+          assert.equal(valueOf(samples, 'blog_read_api_store_pool_connections', { state: 'in_use' }), 0)
+          assert.equal(valueOf(samples, 'blog_read_api_store_pool_waiting'), 0)
+        }
+      } finally {
+        await app.close()
+        await store.close()
+      }
+    })
+
+    test('readiness: the post API is 503 not-ready while its table is renamed away, and 200 after', async () => {
+      const store = await migratedStore()
+      await withTiers(store, async ({ posts }) => {
+        assert.equal((await get(posts.url, '/readyz')).status, 200)
+        await db.exec('ALTER TABLE posts RENAME TO posts_away')
+        // The check runs at most once a second: the next probes may still see the last result.
+        const down = await pollUntil('not ready', async () => {
+          const answer = await get(posts.url, '/readyz')
+          return answer.status === 200 ? false : answer
+        }, { withinMs: 5000, everyMs: 100 })
+        assert.equal(assertProblem(down, 'not-ready').detail, 'The post store is not answering.')
+        assert.equal((await get(posts.url, '/healthz')).status, 200, 'alive all the same')
+        await db.exec('ALTER TABLE posts_away RENAME TO posts')
+        await pollUntil('ready again', async () => (await get(posts.url, '/readyz')).status === 200, { withinMs: 5000, everyMs: 100 })
       })
     })
   })

@@ -1,0 +1,121 @@
+// The front's metrics: upstream calls by outcome with their latency, requests that shared another
+// request's call, answers served from held copies, and, read at each scrape, the held copies'
+// size and the upstreams in rotation.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { ProblemError } from '../problems.js'
+import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
+
+/**
+ * How one upstream call ended: it answered 200 (`ok`), 304, 404 for a post, 503 (`unavailable`),
+ * or anything unusable (`bad-response`: another status, a body too large, of the wrong shape);
+ * or nobody answered: the connection was `refused` (or the host not found), `reset` (broken
+ * before or during the answer), or it ran out of time (`timeout`); or no call was made because
+ * no upstream was in rotation (`failed-fast`).
+ */
+export type UpstreamOutcome = 'ok' | 'not-modified' | 'not-found' | 'refused' | 'reset' | 'timeout' | 'bad-response' | 'unavailable' | 'failed-fast'
+
+const OUTCOMES: readonly UpstreamOutcome[] = ['ok', 'not-modified', 'not-found', 'refused', 'reset', 'timeout', 'bad-response', 'unavailable', 'failed-fast']
+
+/** How a request's answer relates to the front's held copies. */
+export type CacheResult = 'hit' | 'miss' | 'stale'
+
+const CACHE_RESULTS: readonly CacheResult[] = ['hit', 'miss', 'stale']
+
+/** Errors of a connection that could not be made (as opposed to one that broke). */
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
+
+/** What the front's upstream cache tells the metrics (src/front/upstream-cache.ts). */
+export interface UpstreamCacheObserver {
+  /** One upstream call ended, after `ms`. */
+  called: (outcome: UpstreamOutcome, ms: number) => void
+  /** A request joined a call another request had started. */
+  joined: () => void
+  /** A request was answered with a body: `hit`, a held copy the upstream confirmed (304); `miss`, one it sent; `stale`, a held copy in place of a failure. */
+  served: (result: CacheResult) => void
+}
+
+export interface FrontMetricSources {
+  /** Upstreams in rotation now. */
+  inRotation: () => number
+  /** The held copies now. */
+  held: () => { copies: number, bytes: number }
+}
+
+/**
+ * The outcome of a call that threw `err`: `status` is the upstream's answer if one came (its
+ * body was then unusable), `failedFast` whether no upstream was in rotation when it started.
+ */
+export function failureOutcome (err: unknown, status: number | undefined, failedFast: boolean): UpstreamOutcome {
+  if (status !== undefined) return status === 503 ? 'unavailable' : 'bad-response'
+  if (!(err instanceof ProblemError)) return 'bad-response'
+  switch (err.kind) {
+    case 'upstream-timeout': return failedFast ? 'failed-fast' : 'timeout'
+    case 'upstream-unavailable': return failedFast ? 'failed-fast' : 'unavailable'
+    case 'upstream-unreachable': {
+      if (failedFast) return 'failed-fast'
+      const code = (err.cause as { code?: unknown } | undefined)?.code
+      return typeof code === 'string' && CONNECT_FAILURES.has(code) ? 'refused' : 'reset'
+    }
+    default: return 'bad-response'
+  }
+}
+
+/** The outcome of a call whose answer was used. */
+export function answerOutcome (status: number): UpstreamOutcome {
+  return status === 304 ? 'not-modified' : status === 404 ? 'not-found' : 'ok'
+}
+
+export function createFrontMetrics (registry: Registry, sources: FrontMetricSources): UpstreamCacheObserver {
+  const callSeconds = new Histogram({
+    name: `${METRIC_PREFIX}upstream_call_duration_seconds`,
+    help: 'Calls to the upstream post API (its _count: calls) by outcome: ok, not-modified, not-found, refused, reset, timeout, bad-response, unavailable, failed-fast (none in rotation: no call made)',
+    labelNames: ['outcome'] as const,
+    buckets: LATENCY_BUCKETS_S,
+    registers: [registry]
+  })
+  const coalesced = new Counter({
+    name: `${METRIC_PREFIX}upstream_coalesced_requests_total`,
+    help: 'Requests that shared an upstream call another request had started, instead of making their own',
+    registers: [registry]
+  })
+  const cache = new Counter({
+    name: `${METRIC_PREFIX}front_cache_requests_total`,
+    help: 'Requests answered with a body, by result: hit (a held copy the upstream confirmed with 304), miss (a body the upstream sent), stale (a held copy in place of a failure, STALE_IF_ERROR_S)',
+    labelNames: ['result'] as const,
+    registers: [registry]
+  })
+  registry.registerMetric(new Gauge({
+    name: `${METRIC_PREFIX}front_cache_bytes`,
+    help: 'Bytes the held copies of upstream bodies are counted for (CACHE_MAX_MB bounds it)',
+    registers: [],
+    collect () { this.set(sources.held().bytes) }
+  }))
+  registry.registerMetric(new Gauge({
+    name: `${METRIC_PREFIX}front_cache_copies`,
+    help: 'Upstream bodies held for revalidation',
+    registers: [],
+    collect () { this.set(sources.held().copies) }
+  }))
+  registry.registerMetric(new Gauge({
+    name: `${METRIC_PREFIX}upstreams_in_rotation`,
+    help: 'Upstream post APIs in rotation (0: the front is not ready)',
+    registers: [],
+    collect () { this.set(sources.inRotation()) }
+  }))
+
+  // Every child made once, and shown at 0 before it first counts (so rates and ratios exist from the start).
+  const calls = new Map(OUTCOMES.map((outcome) => {
+    callSeconds.zero({ outcome })
+    return [outcome, callSeconds.labels({ outcome })]
+  }))
+  const served = Object.fromEntries(CACHE_RESULTS.map((result) => {
+    const child = cache.labels({ result })
+    child.inc(0)
+    return [result, child]
+  })) as Record<CacheResult, { inc: () => void }>
+  return {
+    called: (outcome, ms) => calls.get(outcome)?.observe(ms / 1000),
+    joined: () => coalesced.inc(),
+    served: (result) => served[result].inc()
+  }
+}

@@ -1,0 +1,71 @@
+// With several workers one scrape covers them all (SPEC "Operations", issue 9): `serve --workers 2`
+// through the built executable; requests spread over both workers, and whichever worker answers
+// /metrics, the counts are those of the whole fleet. Needs `npm run build`.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { after, before, test } from 'node:test'
+import { SETTINGS } from '../../src/config.js'
+import { CLI } from '../helpers/cli.js'
+import { openTestStore, sqliteServer, type TestDatabase } from '../helpers/databases.js'
+import { get } from '../helpers/http.js'
+import { parseMetrics, samplesOf, valueOf } from '../helpers/metrics-text.js'
+import { pollUntil } from '../helpers/poll.js'
+
+type LogLine = Record<string, unknown> & { msg?: string, worker?: number, tier?: string, url?: string }
+
+let database: TestDatabase
+before(async () => {
+  database = await sqliteServer.create()
+  const writer = await openTestStore(database.location, { writable: true })
+  await writer.migrate()
+  await writer.seed()
+  await writer.close()
+})
+after(async () => await database.drop())
+
+test('serve --workers 2: every scrape, whichever worker answers it, counts the requests of both', { timeout: 60_000 }, async () => {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in SETTINGS)))
+  const filename = database.location.dialect === 'sqlite' ? database.location.filename : ''
+  const child = spawn(process.execPath, [CLI, 'serve', '--workers', '2'], {
+    env: { ...inherited, LOG_LEVEL: 'info', DATABASE_URL: filename, BLOG_PORT: '0', POSTS_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  const lines: LogLine[] = []
+  let partial = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    const complete = (partial + chunk.toString()).split('\n')
+    partial = complete.pop() ?? ''
+    for (const line of complete) lines.push(JSON.parse(line) as LogLine)
+  })
+  try {
+    const front = await pollUntil('both workers serving', () => {
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`)
+      const listening = lines.map((l) => /^front API listening at (\S+)/.exec(l.msg ?? '')?.[1]).filter((url) => url !== undefined)
+      return lines.some((l) => l.msg === 'all 2 workers serving') && listening.length === 2 ? listening[0] : undefined
+    }, { withinMs: 20_000 })
+
+    // A new connection each: the primary hands connections to the workers in turn.
+    const requests = 20
+    for (let i = 0; i < requests; i++) assert.equal((await get(front, '/api/blog/hello-world', { connection: 'close' })).status, 200)
+    const servedBy = new Set(lines.filter((l) => l.msg === 'request' && l.tier === 'front' && l.url === '/api/blog/hello-world').map((l) => l.worker))
+    assert.equal(servedBy.size, 2, 'both workers answered requests')
+
+    for (let scrape = 0; scrape < 4; scrape++) {
+      const answer = await get(front, '/metrics', { connection: 'close' })
+      assert.equal(answer.status, 200)
+      const samples = parseMetrics(answer.text)
+      const count = 'blog_read_api_http_request_duration_seconds_count'
+      assert.equal(valueOf(samples, count, { tier: 'front', route: '/api/blog/:slug', method: 'GET', status: '200' }), requests)
+      // Each front call reached a post API (200, or 304 for a copy its front held): as many in all.
+      const upstream = samplesOf(samples, count, { tier: 'posts-api', route: '/api/post/:slug' }).reduce((sum, s) => sum + s.value, 0)
+      assert.equal(upstream, requests)
+      assert.equal(valueOf(samples, 'blog_read_api_upstream_call_duration_seconds_count', { outcome: 'ok' }) +
+        valueOf(samples, 'blog_read_api_upstream_call_duration_seconds_count', { outcome: 'not-modified' }), requests)
+    }
+  } finally {
+    child.kill('SIGTERM')
+    const [code] = await once(child, 'exit') as [number | null]
+    assert.equal(code, 0)
+  }
+})
