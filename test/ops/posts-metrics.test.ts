@@ -5,12 +5,13 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { createProcessMetrics } from '../../src/ops/metrics.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
-import type { PostStore } from '../../src/store/store.js'
+import { StoreQueryError, type PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
 import { createCountingStore } from '../helpers/counting-store.js'
 import { openTestStore, sqliteServer, type TestDatabase } from '../helpers/databases.js'
 import { fromInject } from '../helpers/http.js'
 import { parseMetrics, samplesOf, valueOf } from '../helpers/metrics-text.js'
+import { assertProblem } from '../helpers/problem.js'
 import { silentLogger } from '../helpers/tiers.js'
 
 let db: TestDatabase
@@ -77,5 +78,22 @@ test('a store error that is no outage is counted as internal', async () => {
     assert.equal(valueOf(samples, 'blog_read_api_store_errors_total', { kind: 'post', error: 'internal' }), 1)
   } finally {
     await app.close()
+  }
+})
+
+test('pages are timed as such; a query the table cannot answer is the client\'s 400, no store error', async () => {
+  const app = buildPostsApp({ store, logger: silentLogger, cacheControl: 'no-cache', server: testConfig().server, metrics: createProcessMetrics() })
+  const refusing: PostStore = { ...createCountingStore([{ slug: 'a' }]), readPage: async () => { throw new StoreQueryError('the cursor is of another kind of list') } }
+  const refusingApp = buildPostsApp({ store: refusing, logger: silentLogger, cacheControl: 'no-cache', server: testConfig().server, metrics: createProcessMetrics() })
+  try {
+    assert.equal((await app.inject('/api/posts?limit=1')).statusCode, 200)
+    assert.equal(valueOf(parseMetrics((await app.inject('/metrics')).body), 'blog_read_api_store_query_duration_seconds_count', { kind: 'page' }), 1)
+    assertProblem(fromInject(await refusingApp.inject('/api/posts?limit=1')), 'invalid-query')
+    const samples = parseMetrics((await refusingApp.inject('/metrics')).body)
+    assert.equal(valueOf(samples, 'blog_read_api_store_query_duration_seconds_count', { kind: 'page' }), 1)
+    assert.deepEqual(samplesOf(samples, 'blog_read_api_store_errors_total'), [])
+  } finally {
+    await app.close()
+    await refusingApp.close()
   }
 })
