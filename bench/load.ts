@@ -1,66 +1,143 @@
-// The load: autocannon for the 50-connection scenarios, undici for the few timed requests of the
-// memory run (time to first byte is not something autocannon reports).
-import autocannon, { aggregateResult, type RawResult } from 'autocannon'
+// The load of the 50-connection scenarios: wrk (bench/wrk.ts) when installed; otherwise
+// autocannon, in this process, whose figures are flagged (on 2 cores it saturates before the
+// baseline, so its ratios lean toward 1). undici for the few timed requests of the memory run.
+import autocannon, { aggregateResult } from 'autocannon'
 import { Pool, request } from 'undici'
+import { createWrkLoad, hasWrk } from './wrk.js'
 
 export interface RequestSpec {
   path: string
-  headers?: Record<string, string>
+  ifNoneMatch?: string
 }
 
-/** One fixed request, or a new one for every request (random slugs). */
-export type RequestSource = RequestSpec | (() => RequestSpec)
+/** The requests of one run, sent in this order and cycled through (a seeded sequence, or one request). */
+export type RequestSequence = readonly RequestSpec[]
+
+export interface LoadOptions {
+  connections: number
+  durationS: number
+  /** Count every answer's status (not for multi-megabyte bodies: wrk would buffer each). */
+  countStatuses: boolean
+}
+
+/** One run on one server. */
+export interface LoadRun {
+  requests: number
+  durationS: number
+  meanMs: number
+  p50Ms: number
+  p99Ms: number
+  /** Answers by status, when counted. */
+  statuses: Record<string, number> | undefined
+  /** Answers with a status of 400 or more (always counted). */
+  statusErrors: number
+  /** Connection, read and write errors. */
+  errors: number
+  timeouts: number
+  /** CPU time of the load generator during the run, and the cores it may use. */
+  generatorCpuMs: number
+  generatorCores: number
+}
+
+export interface LoadGenerator {
+  name: 'wrk' | 'autocannon'
+  run: (origin: string, sequence: RequestSequence, options: LoadOptions) => Promise<LoadRun>
+}
 
 export interface LoadFigures {
   requestsPerSecond: number
+  /** Request-weighted means of the rounds' percentiles (each round's come from its own histogram). */
   p50Ms: number
   p99Ms: number
   meanMs: number
-  /** Responses with the scenario's status. */
+  requests: number
+  /** Responses with the scenario's status (when statuses were counted: else those not unexpected). */
   expected: number
-  /** Responses with any other status, plus errors and timeouts. */
+  /** Responses with another status (or, uncounted, a status of 400 or more where 2xx was expected), plus errors and timeouts. */
   unexpected: number
-  statuses: Record<string, number>
+  statuses: Record<string, number> | undefined
   errors: number
   timeouts: number
+  generatorCpuMs: number
+  generatorCores: number
 }
 
 /** A request slower than this is a timeout (and unexpected), so a stuck server cannot stall the run. */
 const REQUEST_TIMEOUT_S = 10
 
-/** One run, kept raw so that rounds can be merged into one set of figures. */
-export async function runLoad (origin: string, source: RequestSource,
-  { connections, durationS }: { connections: number, durationS: number }): Promise<RawResult> {
-  return await autocannon({
-    url: origin,
-    connections,
-    duration: durationS,
-    timeout: REQUEST_TIMEOUT_S,
-    skipAggregateResult: true,
-    requests: [typeof source === 'function'
-      ? { method: 'GET', setupRequest: (req) => ({ ...req, ...source() }) }
-      : { method: 'GET', ...source }]
-  })
+/** wrk with `threads` threads when it is installed, else autocannon. */
+export async function createLoadGenerator (threads: number): Promise<LoadGenerator> {
+  return await hasWrk() ? createWrkLoad(threads, REQUEST_TIMEOUT_S) : autocannonLoad
 }
 
-/** The figures of several runs on one server (latency histograms merged, not averaged). */
-export function summarise (runs: RawResult[], origin: string, expectedStatus: number): LoadFigures {
-  const seconds = runs.reduce((sum, run) => sum + run.duration, 0)
-  const completed = runs.reduce((sum, run) => sum + run.totalCompletedRequests, 0)
-  const result = aggregateResult(runs, { url: origin })
-  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]))
-  const expected = statuses[expectedStatus] ?? 0
-  const responses = Object.values(statuses).reduce((sum, count) => sum + count, 0)
+/** autocannon in this process: the fallback, and the soak's mixed load. */
+export const autocannonLoad: LoadGenerator = {
+  name: 'autocannon',
+  async run (origin, sequence, { connections, durationS }) {
+    let next = 0
+    const cpuBefore = process.cpuUsage()
+    const raw = await autocannon({
+      url: origin,
+      connections,
+      duration: Math.max(1, Math.round(durationS)),
+      timeout: REQUEST_TIMEOUT_S,
+      skipAggregateResult: true,
+      requests: [{
+        method: 'GET',
+        setupRequest: (req) => {
+          const spec = sequence[next++ % sequence.length] as RequestSpec
+          const headers: Record<string, string> = spec.ifNoneMatch === undefined ? {} : { 'if-none-match': spec.ifNoneMatch }
+          return { ...req, path: spec.path, headers }
+        }
+      }]
+    })
+    const cpu = process.cpuUsage(cpuBefore)
+    const result = aggregateResult([raw], { url: origin })
+    const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]))
+    return {
+      requests: raw.totalCompletedRequests,
+      durationS: raw.duration,
+      meanMs: result.latency.average,
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      statuses,
+      statusErrors: Object.entries(statuses).filter(([code]) => Number(code) >= 400).reduce((sum, [, n]) => sum + n, 0),
+      errors: result.errors - result.timeouts,
+      timeouts: result.timeouts,
+      generatorCpuMs: (cpu.user + cpu.system) / 1000,
+      generatorCores: 1
+    }
+  }
+}
+
+/** The figures of several runs on one server. */
+export function summarise (runs: readonly LoadRun[], expectedStatus: number): LoadFigures {
+  const sum = (of: (run: LoadRun) => number): number => runs.reduce((total, run) => total + of(run), 0)
+  const requests = sum((run) => run.requests)
+  const seconds = sum((run) => run.durationS)
+  const weighted = (of: (run: LoadRun) => number): number => requests === 0 ? 0 : sum((run) => of(run) * run.requests) / requests
+  const counted = runs.every((run) => run.statuses !== undefined)
+  const statuses: Record<string, number> | undefined = counted ? {} : undefined
+  for (const run of runs) {
+    for (const [code, n] of Object.entries(run.statuses ?? {})) if (statuses !== undefined) statuses[code] = (statuses[code] ?? 0) + n
+  }
+  const errors = sum((run) => run.errors)
+  const timeouts = sum((run) => run.timeouts)
+  // Uncounted (large bodies), a success is known only as "not 400 or more".
+  const expected = statuses !== undefined ? statuses[expectedStatus] ?? 0 : expectedStatus < 400 ? requests - sum((run) => run.statusErrors) : 0
   return {
-    requestsPerSecond: seconds > 0 ? completed / seconds : 0,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    meanMs: result.latency.average,
+    requestsPerSecond: seconds > 0 ? requests / seconds : 0,
+    p50Ms: weighted((run) => run.p50Ms),
+    p99Ms: weighted((run) => run.p99Ms),
+    meanMs: weighted((run) => run.meanMs),
+    requests,
     expected,
-    unexpected: responses - expected + result.errors,
+    unexpected: requests - expected + errors + timeouts,
     statuses,
-    errors: result.errors,
-    timeouts: result.timeouts
+    errors,
+    timeouts,
+    generatorCpuMs: sum((run) => run.generatorCpuMs),
+    generatorCores: runs[0]?.generatorCores ?? 1
   }
 }
 

@@ -1,7 +1,7 @@
 // The processes under test: started as children like in production, awaited until they answer
 // HTTP, measured through /proc, and stopped with SIGTERM (so --cpu-prof profiles get written).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
@@ -51,13 +51,19 @@ async function answers (origin: string): Promise<boolean> {
   }
 }
 
-/** Spawns `node ...args` listening at `origin`, and resolves once it answers HTTP. */
-export async function startProcess (name: string, args: string[], env: NodeJS.ProcessEnv, origin: string): Promise<Child> {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
+/**
+ * Spawns `node ...args` listening at `origin`, and resolves once it answers HTTP. With `logFile`,
+ * its standard output (the service's JSON log lines) is appended there, as a service's would be,
+ * rather than read through a pipe by this process, which shares the machine under test.
+ */
+export async function startProcess (name: string, args: string[], env: NodeJS.ProcessEnv, origin: string, logFile?: string): Promise<Child> {
+  const logFd = logFile === undefined ? undefined : openSync(logFile, 'a')
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', logFd ?? 'pipe', 'pipe'] })
+  if (logFd !== undefined) closeSync(logFd)
+  let output = logFile === undefined ? '' : `(standard output in ${logFile}) `
   const keep = (chunk: Buffer): void => { output = (output + chunk.toString()).slice(-OUTPUT_KEEP_CHARS) }
-  proc.stdout.on('data', keep)
-  proc.stderr.on('data', keep)
+  proc.stdout?.on('data', keep)
+  proc.stderr?.on('data', keep)
   let exit: string | undefined
   proc.once('close', (code, signal) => { exit = signal ?? `exit code ${code}` })
   const pid = proc.pid
@@ -132,12 +138,10 @@ export interface Usage {
   peakRssMb: Record<string, number>
   /** CPU time of each process. */
   cpuMs: Record<string, number>
-  /** CPU time of this process: the load generator, which shares the machine. */
-  loadCpuMs: number
   wallMs: number
 }
 
-export const emptyUsage = (): Usage => ({ peakRssMb: {}, cpuMs: {}, loadCpuMs: 0, wallMs: 0 })
+export const emptyUsage = (): Usage => ({ peakRssMb: {}, cpuMs: {}, wallMs: 0 })
 
 /** Watches `children` until the returned function is called, adding to `usage`. */
 export function watch (children: readonly Child[], usage: Usage): () => void {
@@ -145,7 +149,6 @@ export function watch (children: readonly Child[], usage: Usage): () => void {
     for (const { name, pid } of children) usage.peakRssMb[name] = Math.max(usage.peakRssMb[name] ?? 0, memoryMb(pid, 'VmRSS'))
   }
   const cpuBefore = children.map((child) => cpuMs(child.pid))
-  const ownBefore = process.cpuUsage()
   const start = performance.now()
   sample()
   const timer = setInterval(sample, 100)
@@ -153,8 +156,6 @@ export function watch (children: readonly Child[], usage: Usage): () => void {
     clearInterval(timer)
     sample()
     children.forEach((child, i) => { usage.cpuMs[child.name] = (usage.cpuMs[child.name] ?? 0) + cpuMs(child.pid) - (cpuBefore[i] ?? 0) })
-    const own = process.cpuUsage(ownBefore)
-    usage.loadCpuMs += (own.user + own.system) / 1000
     usage.wallMs += performance.now() - start
   }
 }

@@ -2,20 +2,18 @@
 // them, loaded alternately in the same run, so every figure is a ratio taken under the same
 // conditions. Progress goes to stderr; the Markdown table to stdout and, with the JSON, to bench/results/.
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { availableParallelism, cpus, release, totalmem, type } from 'node:os'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, cpus, release, tmpdir, totalmem, type } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { RawResult } from 'autocannon'
 import { DEFAULT_POSTGRES_URL, preparePostgresDataset, prepareSqliteDataset, slugOf } from './dataset.js'
-import { fetchEtags, getBody, runLoad, summarise, timedRequests, type RequestSource } from './load.js'
+import { createLoadGenerator, fetchEtags, getBody, summarise, timedRequests, type LoadGenerator, type LoadRun, type RequestSequence } from './load.js'
 import { pageCursors } from './page-cursors.js'
 import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, renderMarkdown, RESULTS_DIR, writeReport, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
-import { FULL_PLAN, MEMORY_RUN, PAGE_PATH, requestSource, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName } from './scenarios.js'
+import { FULL_PLAN, MEMORY_RUN, PAGE_PATH, requestSequence, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
-const STORES = ['sqlite', 'postgres'] as const
-type Store = typeof STORES[number]
+const STORES = ['sqlite', 'postgres'] as const satisfies readonly Store[]
 const TARGETS: readonly Target[] = ['baseline', 'service']
 
 const HOST = '127.0.0.1'
@@ -25,6 +23,8 @@ interface Options {
   stores: Store[]
   scenarios: Set<ScenarioName>
   connections: number
+  /** wrk's threads. */
+  threads: number
   /** Measured runs per scenario and server, `roundS` seconds each (about --duration in all). */
   rounds: number
   roundS: number
@@ -50,6 +50,7 @@ function parseOptions (argv: string[]): Options {
       rounds: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
+      threads: { type: 'string' },
       smoke: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       workers: { type: 'string' },
@@ -81,8 +82,9 @@ function parseOptions (argv: string[]): Options {
     stores: list(values.store ?? (smoke ? 'sqlite' : STORES.join(',')), STORES, 'store'),
     scenarios: new Set(values.scenario === undefined ? SCENARIO_NAMES : list(values.scenario, SCENARIO_NAMES, 'scenario')),
     connections: number(values.connections, 50, 'connections', 1),
+    threads: Math.round(number(values.threads, 1, 'threads', 1)),
     rounds,
-    // autocannon ends a run on its 1-second tick: whole seconds waste no time.
+    // wrk and autocannon both run whole seconds.
     roundS: Math.max(1, Math.round(durationS / rounds)),
     warmupS: number(values.warmup, smoke ? 0 : 2, 'warmup', 0),
     smoke,
@@ -100,8 +102,8 @@ const message = (err: unknown): string => err instanceof Error ? err.message : S
 
 /**
  * The environment of the processes under test: the caller's, without any of the service's
- * settings (read from `--help`, so new ones are covered), so that every run uses the defaults,
- * but for those given with --set.
+ * settings (read from `--help`, so new ones are covered), so that every run uses the defaults
+ * (access logs at info included), but for those given with --set.
  */
 function createServiceEnv (cli: string, overrides: Record<string, string>): (settings: Record<string, string>) => NodeJS.ProcessEnv {
   const help = execFileSync(process.execPath, [cli, '--help'], { encoding: 'utf8' })
@@ -111,7 +113,7 @@ function createServiceEnv (cli: string, overrides: Record<string, string>): (set
   for (const name of Object.keys(overrides)) {
     if (!names.has(name)) throw new Error(`--set ${name}: not a setting of the service (see --help)`)
   }
-  return (settings) => ({ ...env, HOST, LOG_LEVEL: 'warn', ...overrides, ...settings })
+  return (settings) => ({ ...env, HOST, ...overrides, ...settings })
 }
 
 interface Tiers {
@@ -120,7 +122,8 @@ interface Tiers {
   front: Child
 }
 
-async function startTiers (options: Options, store: Store, posts: number, databaseUrl: string, sqliteFile: string, stamp: string): Promise<Tiers> {
+/** `logDir`: where the tiers' access logs go (at info, the default: one line per request and tier). */
+async function startTiers (options: Options, store: Store, posts: number, databaseUrl: string, sqliteFile: string, stamp: string, logDir: string): Promise<Tiers> {
   const [basePort = 0, postsPort = 0, blogPort = 0] = await freePorts(3)
   const origin = (port: number): string => `http://${HOST}:${port}`
   const profile = (tier: string): string[] => options.cpuProf
@@ -132,9 +135,9 @@ async function startTiers (options: Options, store: Store, posts: number, databa
       options.serviceEnv({}), origin(basePort)))
     const workers = options.workers
     started.push(await startProcess('posts-api', [...profile('posts-api'), options.cli, 'posts-api'],
-      options.serviceEnv({ DATABASE_URL: databaseUrl, POSTS_PORT: String(postsPort), WORKERS: workers }), origin(postsPort)))
+      options.serviceEnv({ DATABASE_URL: databaseUrl, POSTS_PORT: String(postsPort), WORKERS: workers }), origin(postsPort), join(logDir, 'posts-api.log')))
     started.push(await startProcess('front', [...profile('front'), options.cli, 'front'],
-      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort), WORKERS: workers }), origin(blogPort)))
+      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort), WORKERS: workers }), origin(blogPort), join(logDir, 'front.log')))
     // A tier answers once its first worker listens; the others are forked by then and listen
     // within the warm-up.
     const workerCount = options.workers === 'auto' ? availableParallelism() : Number(options.workers)
@@ -170,11 +173,11 @@ async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: num
  * Warm-up on each, then rounds alternating baseline and service, so that whatever else the
  * machine does in the meantime weighs on both alike.
  */
-async function measureLoad (options: Options, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
-  const { expectedStatus } = SCENARIOS[name]
-  const result: LoadResult = { kind: 'load', store, scenario: name, posts, figures: {}, checks: {} }
-  const { connections } = options
-  const runs: Array<{ target: Target, origin: string, source: RequestSource, results: RawResult[], usage: Usage }> = []
+async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
+  const { expectedStatus, largeBodies = false } = SCENARIOS[name]
+  const result: LoadResult = { kind: 'load', store, scenario: name, posts, generator: load.name, figures: {}, checks: {} }
+  const runOptions = { connections: options.connections, countStatuses: !largeBodies }
+  const runs: Array<{ target: Target, origin: string, sequence: RequestSequence, results: LoadRun[], usage: Usage }> = []
   for (const target of TARGETS) {
     const origin = originOf(tiers, target)
     const etags = name === 'detail-304' ? await fetchEtags(origin, slugs) : new Map<string, string>()
@@ -182,18 +185,18 @@ async function measureLoad (options: Options, tiers: Tiers, store: Store, posts:
       result.error = `the ${target} sent no ETag for ${slugs.length - etags.size} of ${slugs.length} posts`
       return result
     }
-    const source = requestSource(name, slugs, etags, cursors)
-    if (options.warmupS > 0) await runLoad(origin, source, { connections, durationS: options.warmupS })
-    runs.push({ target, origin, source, results: [], usage: emptyUsage() })
+    const sequence = requestSequence(name, slugs, etags, cursors)
+    if (options.warmupS > 0) await load.run(origin, sequence, { ...runOptions, durationS: options.warmupS })
+    runs.push({ target, origin, sequence, results: [], usage: emptyUsage() })
   }
   for (let round = 0; round < options.rounds; round++) {
     for (const run of runs) {
       const stopWatching = watch(processesOf(tiers, run.target), run.usage)
-      run.results.push(await runLoad(run.origin, run.source, { connections, durationS: options.roundS }))
+      run.results.push(await load.run(run.origin, run.sequence, { ...runOptions, durationS: options.roundS }))
       stopWatching()
     }
   }
-  for (const run of runs) result.figures[run.target] = { ...summarise(run.results, run.origin, expectedStatus), ...run.usage }
+  for (const run of runs) result.figures[run.target] = { ...summarise(run.results, expectedStatus), ...run.usage }
   checkLoad(result)
   return result
 }
@@ -218,10 +221,10 @@ function summary (result: LoadResult | MemoryResult): string {
   }
   const { service, baseline } = result.figures
   return `baseline ${Math.round(baseline?.requestsPerSecond ?? 0)} req/s, service ${Math.round(service?.requestsPerSecond ?? 0)} req/s ` +
-    `(ratio ${result.ratio?.toFixed(2)}, p99 ${service?.p99Ms} ms, unexpected ${service?.unexpected})`
+    `(ratio ${result.ratio?.toFixed(2)}, p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
 }
 
-async function runPhase (options: Options, report: BenchReport, store: Store, phase: Phase, stamp: string): Promise<void> {
+async function runPhase (options: Options, load: LoadGenerator, report: BenchReport, store: Store, phase: Phase, stamp: string): Promise<void> {
   const label = `${store}, ${phase.posts} posts`
   log(`${label}: preparing the dataset (cached after the first run)`)
   const env = options.serviceEnv({})
@@ -229,13 +232,18 @@ async function runPhase (options: Options, report: BenchReport, store: Store, ph
   const databaseUrl = store === 'sqlite' ? sqliteFile : await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env)
   const slugs = Array.from({ length: phase.posts }, (_, i) => slugOf(i))
   const cursors = phase.scenarios.includes('page') ? await pageCursors(store, databaseUrl) : []
-  const tiers = await startTiers(options, store, phase.posts, databaseUrl, sqliteFile, stamp)
+  // The access logs of the phase: written as in production, then deleted (gigabytes in a full run).
+  const logDir = mkdtempSync(join(tmpdir(), 'blog-bench-logs-'))
+  const tiers = await startTiers(options, store, phase.posts, databaseUrl, sqliteFile, stamp, logDir).catch((err: unknown) => {
+    rmSync(logDir, { recursive: true, force: true })
+    throw err
+  })
   try {
     report.warnings.push(...(await compareBodies(tiers, slugs, phase.posts, cursors)).map((w) => `${store}, ${w}`))
     for (const name of phase.scenarios) {
       const result = name === 'list-100000'
         ? await measureMemory(tiers, store, phase.posts)
-        : await measureLoad(options, tiers, store, phase.posts, name, slugs, cursors)
+        : await measureLoad(options, load, tiers, store, phase.posts, name, slugs, cursors)
       report.results.push(result)
       log(`${label}: ${name}: ${summary(result)}`)
     }
@@ -245,6 +253,7 @@ async function runPhase (options: Options, report: BenchReport, store: Store, ph
       if (exit !== undefined) report.problems.push(`${label}: ${child.name} ended during the run (${exit}): ${child.output() || 'no output'}`)
       await stopProcess(child)
     }
+    rmSync(logDir, { recursive: true, force: true })
   }
 }
 
@@ -260,7 +269,9 @@ function problemsOf (report: BenchReport): string[] {
       }
       const figures = r.figures[target]
       if (figures === undefined) return []
-      const statuses = Object.entries(figures.statuses).map(([code, n]) => `${n}× ${code}`).join(', ')
+      const statuses = figures.statuses === undefined
+        ? `${figures.requests - figures.expected} with a status of 400 or more`
+        : Object.entries(figures.statuses).map(([code, n]) => `${n}× ${code}`).join(', ')
       if (figures.expected === 0) return [`${where}, ${target}: no ${SCENARIOS[r.scenario].expectedStatus} answer (${statuses || 'no answer'}, ${figures.errors} errors)`]
       if (figures.unexpected > 0) return [`${where}, ${target}: ${figures.unexpected} unexpected (${statuses}; ${figures.errors} errors, ${figures.timeouts} timeouts)`]
       return []
@@ -279,6 +290,8 @@ function gitState (): { gitCommit: string, srcModified: boolean } {
 
 async function main (): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
+  const load = await createLoadGenerator(options.threads)
+  if (load.name !== 'wrk') log('wrk is not installed (apt-get install wrk): falling back to autocannon, whose figures are flagged')
   const date = new Date().toISOString()
   const stamp = date.replace(/[:.]/g, '-')
   const report: BenchReport = {
@@ -288,6 +301,7 @@ async function main (): Promise<void> {
     settings: {
       stores: options.stores,
       connections: options.connections,
+      generator: load.name === 'wrk' ? `wrk, ${options.threads} thread${options.threads === 1 ? '' : 's'}` : 'autocannon (wrk is not installed: ratios lean toward 1)',
       rounds: options.rounds,
       roundS: options.roundS,
       warmupS: options.warmupS,
@@ -307,7 +321,7 @@ async function main (): Promise<void> {
   for (const store of options.stores) {
     for (const phase of plan) {
       try {
-        await runPhase(options, report, store, phase, stamp)
+        await runPhase(options, load, report, store, phase, stamp)
       } catch (err) {
         report.problems.push(`${store}, ${phase.posts} posts: ${message(err)}`)
         log(`${store}, ${phase.posts} posts: ${message(err)}`)

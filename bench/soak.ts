@@ -4,9 +4,8 @@
 //
 //   npm run soak -- [--duration 60] [--posts 1000] [--connections 20]
 import { parseArgs } from 'node:util'
-import { aggregateResult } from 'autocannon'
 import { DEFAULT_POSTGRES_URL, preparePostgresDataset, slugOf } from './dataset.js'
-import { runLoad, type RequestSpec } from './load.js'
+import { createLoadGenerator, type RequestSpec } from './load.js'
 import { freePorts, memoryMb, startProcess, stopProcess, type Child } from './processes.js'
 import { createRandom, pick } from './random.js'
 
@@ -30,6 +29,7 @@ const EXPECTED = new Set(['200', '400', '404'])
 const random = createRandom(42)
 const slugs = Array.from({ length: posts }, (_, i) => slugOf(i))
 /** The mix: 10 % list, 60 % detail, 15 % missing (404), 15 % invalid (400). */
+const mix = Array.from({ length: 100_000 }, nextRequest)
 function nextRequest (): RequestSpec {
   const roll = random()
   if (roll < 0.1) return { path: '/api/blog' }
@@ -52,15 +52,15 @@ try {
     samples.push({ second: Math.round((Date.now() - started) / 1000), rss: children.map((c) => memoryMb(c.pid, 'VmRSS')) })
   }, 1000)
   const origin = `http://127.0.0.1:${frontPort}`
-  const run = await runLoad(origin, nextRequest, { connections, durationS })
+  const load = await createLoadGenerator(1)
+  const run = await load.run(origin, mix, { connections, durationS, countStatuses: true })
   clearInterval(sampler)
-  const result = aggregateResult([run], { url: origin })
 
-  const statuses = Object.entries(result.statusCodeStats).map(([code, { count }]) => ({ code, count }))
-  const unexpected = statuses.filter((s) => !EXPECTED.has(s.code)).reduce((sum, s) => sum + s.count, 0) + result.errors
-  console.log(`\nSoak: ${durationS} s, ${connections} connections, ${posts} posts on PostgreSQL, mix 10 % list / 60 % detail / 15 % 404 / 15 % 400`)
-  console.log(`requests served: ${run.totalCompletedRequests} (${Math.round(run.totalCompletedRequests / run.duration)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`)
-  console.log(`by status: ${statuses.map((s) => `${s.code}: ${s.count}`).join(', ')}; errors: ${result.errors}, timeouts: ${result.timeouts}`)
+  const statuses = Object.entries(run.statuses ?? {}).map(([code, count]) => ({ code, count }))
+  const unexpected = statuses.filter((s) => !EXPECTED.has(s.code)).reduce((sum, s) => sum + s.count, 0) + run.errors + run.timeouts
+  console.log(`\nSoak: ${durationS} s, ${connections} connections (${load.name}), ${posts} posts on PostgreSQL, mix 10 % list / 60 % detail / 15 % 404 / 15 % 400`)
+  console.log(`requests served: ${run.requests} (${Math.round(run.requests / run.durationS)}/s), p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms`)
+  console.log(`by status: ${statuses.map((s) => `${s.code}: ${s.count}`).join(', ')}; errors: ${run.errors}, timeouts: ${run.timeouts}`)
   console.log(`unexpected (not 200/400/404, or errors): ${unexpected}\n`)
   console.log(`| second | ${children.map((c) => `${c.name} RSS (MB)`).join(' | ')} |`)
   console.log(`|---:|${children.map(() => '---:').join('|')}|`)
