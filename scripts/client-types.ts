@@ -21,7 +21,7 @@ const FOOTER = '/* c8 ignore stop */\n'
 /** The front's document with the settings' defaults (the types do not depend on them). */
 export async function frontDocument (): Promise<OpenAPI3> {
   const config = loadConfig({}, { LOG_LEVEL: 'silent' })
-  const upstream: UpstreamClient = { get: async () => { throw new Error('the document needs no upstream') }, inRotation: () => 1 }
+  const upstream: UpstreamClient = { get: async () => { throw new Error('the document needs no upstream') }, version: async () => undefined, inRotation: () => 1 }
   const app = buildFrontApp({ ...config, ...BODY_LIMITS, upstream, logger: pino({ level: 'silent' }), server: config.server })
   try {
     return (await app.inject('/openapi.json')).json()

@@ -1,8 +1,12 @@
-// How the front gets a post or the list: every request revalidates the copy it holds with the
-// upstream (a conditional GET, coalesced among concurrent requests), so answers are fresh yet
-// mostly served from memory; a new body's shape is checked once, when it arrives; when the
-// upstream fails and stale-if-error is on, a recent enough copy is served instead, flagged.
-// Each distinct query (path plus its parameters in canonical order) is its own copy.
+// How the front gets a post or the list: every request confirms the copy it holds with the
+// upstream after it arrived, so answers are fresh yet mostly served from memory. A copy labelled
+// with a posts version (src/posts-version.ts) is confirmed by asking its upstream for the version
+// now: one call shared by every request waiting meanwhile, whatever it asked for. Otherwise (or
+// when the version moved) a conditional GET revalidates it, coalesced among concurrent requests
+// for the same path. A new body's shape is checked once, when it arrives; a post the upstream says
+// does not exist is held too when a version labels that answer. When the upstream fails and
+// stale-if-error is on, a recent enough copy is served instead, flagged. Each distinct query
+// (path plus its parameters in canonical order) is its own copy.
 import type { Readable } from 'node:stream'
 import { LRUCache } from 'lru-cache'
 import sjson from 'secure-json-parse'
@@ -11,6 +15,7 @@ import { AbandonedCallError, createCoalescer } from '../coalescer.js'
 import type { Config } from '../config.js'
 import { canonicalSearch, encodeCursor, nextCursorIn, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
 import { answerOutcome, failureOutcome, type UpstreamCacheObserver } from '../ops/front-metrics.js'
+import { POSTS_VERSION_HEADER, versionIn } from '../posts-version.js'
 import { PROBLEM_TYPE_BASE, ProblemError } from '../problems.js'
 import { createRepresentation, etagOf, type Representation } from '../representation.js'
 import { isStorableText } from '../slug.js'
@@ -51,11 +56,32 @@ export interface UpstreamCache {
   held: () => { copies: number, bytes: number }
 }
 
-interface HeldCopy extends CheckedBody {
-  upstreamEtag: string
+/** The upstream that answered, and the posts version it labelled its answer with. */
+interface VersionLabel {
+  upstream: string
+  value: string
+}
+
+interface Confirmation {
   /** When the upstream last confirmed this copy (Date.now()). */
   validatedAt: number
+  /** Set when the upstream labelled its answer with a posts version: confirmed by the version alone. */
+  version: VersionLabel | undefined
 }
+
+/** A body, revalidated by its ETag when no version confirms it. */
+interface HeldBody extends CheckedBody, Confirmation {
+  kind: 'body'
+  upstreamEtag: string
+}
+
+/** A post the upstream said does not exist: held only under a version label, the one way to confirm it. */
+interface HeldAbsence extends Confirmation {
+  kind: 'absent'
+  version: VersionLabel
+}
+
+type HeldCopy = HeldBody | HeldAbsence
 
 /**
  * What one upstream call yields; `streamed`: the stream went to the request that made the call.
@@ -85,15 +111,17 @@ const MAX_RELAYED_DETAIL = 500
 
 export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer }: UpstreamCacheOptions): UpstreamCache {
   const coalescer = createCoalescer<Shared>(observer?.joined)
-  const held = new LRUCache<string, HeldCopy>({
+  const copies = new LRUCache<string, HeldCopy>({
     max: MAX_HELD_COPIES,
     maxSize: Math.max(1, cacheMaxBytes), // 0 disables: nothing fits
     // Room for the compressed variants made beside the body.
-    sizeCalculation: (copy) => Math.ceil(copy.representation.body.length * 1.5) + 256
+    sizeCalculation: (copy) => copy.kind === 'body' ? Math.ceil(copy.representation.body.length * 1.5) + 256 : 256
   })
+  // One version read at a time per upstream, shared by every request that arrived before it started.
+  const versionReads = createCoalescer<string | undefined>(observer?.joined)
 
   /** Checks a whole upstream body once (SPEC's 502 when its shape is wrong) and holds it if it has a validator. */
-  function check (path: string, response: UpstreamResponse, expected: Expected): CheckedBody {
+  function check (path: string, response: UpstreamResponse, expected: Expected, version: VersionLabel | undefined): CheckedBody {
     const value = parseUpstreamJson(response.body)
     if (expected.kind === 'list') {
       if (!Array.isArray(value) || !value.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
@@ -107,31 +135,71 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     const etag = upstreamEtag ?? etagOf(next === undefined ? response.body : Buffer.concat([response.body, Buffer.from(`\n${encodeCursor(next)}`)]))
     const body = { representation: createRepresentation(response.body, etag), empty: Array.isArray(value) && value.length === 0, ...(next === undefined ? {} : { next }) }
     // Only a body with a validator can be revalidated; the others are used once.
-    if (upstreamEtag === undefined) held.delete(path)
-    else held.set(path, { ...body, upstreamEtag, validatedAt: Date.now() })
+    if (upstreamEtag === undefined) copies.delete(path)
+    else copies.set(path, { kind: 'body', ...body, upstreamEtag, validatedAt: Date.now(), version })
     return body
   }
 
-  /** One upstream call, timed by outcome when there are metrics. */
-  async function call (path: string, expected: Expected, requestId: string): Promise<Fetched> {
-    if (observer === undefined) return await callUpstream(path, expected, requestId)
+  /**
+   * One upstream call, timed by outcome when there are metrics; `answered` learns its status (a
+   * run that neither got an answer nor failed made no call, and is not counted).
+   */
+  async function timed<T> (run: (answered: { status?: number }) => Promise<T>): Promise<T> {
+    const answered: { status?: number } = {}
+    if (observer === undefined) return await run(answered)
     const started = performance.now()
     // Read before the call: with none in rotation, the client fails at once without calling.
     const failedFast = upstream.inRotation() === 0
-    const answered: { status?: number } = {}
     try {
-      const fetched = await callUpstream(path, expected, requestId, answered)
-      observer.called(answerOutcome(answered.status ?? 200), performance.now() - started)
-      return fetched
+      const result = await run(answered)
+      if (answered.status !== undefined) observer.called(answerOutcome(answered.status), performance.now() - started)
+      return result
     } catch (err) {
       observer.called(failureOutcome(err, answered.status, failedFast), performance.now() - started)
       throw err
     }
   }
 
+  const call = async (path: string, expected: Expected, requestId: string): Promise<Fetched> =>
+    await timed(async (answered) => await callUpstream(path, expected, requestId, answered))
+
+  /**
+   * Whether `copy` is current, by its version label: its upstream reads the same version now, in
+   * a read that started after this request arrived (shared with every request that arrived
+   * meanwhile). False when the version moved or cannot be read; the copy must be revalidated.
+   */
+  async function confirmedByVersion (copy: HeldCopy & { version: VersionLabel }, requestId: string, wanted?: () => boolean): Promise<boolean> {
+    const { upstream: from, value } = copy.version
+    const now = await versionReads.run(from, async () => await readVersion(from, requestId), wanted)
+    if (now !== value) return false
+    copy.validatedAt = Date.now()
+    return true
+  }
+
+  /**
+   * The version `from` reads now; undefined when it cannot tell (out of rotation, or any failure
+   * a regular call may get past: it is then revalidated by one, retried elsewhere if need be). A
+   * time-out fails the request, as a regular call's would (which is never retried).
+   */
+  async function readVersion (from: string, requestId: string): Promise<string | undefined> {
+    try {
+      return await timed(async (answered) => {
+        const read = await upstream.version(from, requestId)
+        if (read === undefined) return undefined
+        answered.status = read.status
+        if (read.status !== 200) throw new ProblemError('upstream-bad-response', `The upstream post API answered the version with status ${read.status}.`)
+        return read.version
+      })
+    } catch (err) {
+      if (err instanceof ProblemError && err.kind === 'upstream-timeout') throw err
+      return undefined
+    }
+  }
+
   /** One upstream call, conditional when a copy is held; `answered` learns its status. */
-  async function callUpstream (path: string, expected: Expected, requestId: string, answered: { status?: number } = {}): Promise<Fetched> {
-    const copy = held.get(path)
+  async function callUpstream (path: string, expected: Expected, requestId: string, answered: { status?: number }): Promise<Fetched> {
+    const held = copies.get(path)
+    const copy = held?.kind === 'body' ? held : undefined
     const list = expected.kind === 'list'
     const response = await upstream.get(path, {
       requestId,
@@ -140,12 +208,15 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
       streamAbove: list ? listBufferLimit : undefined
     })
     answered.status = response.status
+    const value = versionIn(response.headers[POSTS_VERSION_HEADER])
+    const version = value === undefined ? undefined : { upstream: response.upstream, value }
     if (response.status === 304 && copy !== undefined) {
       copy.validatedAt = Date.now()
+      copy.version = version
       return { kind: 'body', body: copy, confirmed: true }
     }
     if (response.status === 200 && response.stream !== undefined) {
-      held.delete(path)
+      copies.delete(path)
       const { stream } = response
       try {
         const next = nextCursor(response, expected)
@@ -155,13 +226,14 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
         throw err
       }
     }
-    if (response.status === 200) return { kind: 'body', body: check(path, response, expected) }
+    if (response.status === 200) return { kind: 'body', body: check(path, response, expected, version) }
     if (response.status === 404 && !list) {
-      held.delete(path)
+      if (version === undefined) copies.delete(path)
+      else copies.set(path, { kind: 'absent', validatedAt: Date.now(), version })
       return { kind: 'absent' }
     }
     if (response.status === 400 && expected.queried) {
-      held.delete(path)
+      copies.delete(path)
       throw relayedInvalidQuery(response)
     }
     throw unexpectedStatus(response)
@@ -174,6 +246,12 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
    */
   async function fetch (path: string, expected: Expected, requestId: string, wanted?: () => boolean): Promise<Fetched & { stale?: Stale }> {
     try {
+      const copy = copies.get(path)
+      if (copy?.version !== undefined && await confirmedByVersion(copy as HeldCopy & { version: VersionLabel }, requestId, wanted)) {
+        if (copy.kind === 'absent') return copy
+        observer?.served('hit')
+        return { kind: 'body', body: copy }
+      }
       let own: Fetched | undefined
       const shared = await coalescer.run(path, async () => {
         const fetched = await call(path, expected, requestId)
@@ -187,7 +265,8 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
       if (wanted?.() === false) throw new AbandonedCallError()
       return await call(path, expected, requestId)
     } catch (err) {
-      const copy = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? held.get(path) : undefined
+      const held = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? copies.get(path) : undefined
+      const copy = held?.kind === 'body' ? held : undefined
       if (copy === undefined || Date.now() - copy.validatedAt > staleIfErrorS * 1000) throw err
       observer?.served('stale')
       return { kind: 'body', body: copy, stale: { status: (err as ProblemError).status } }
@@ -195,7 +274,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
   }
 
   return {
-    held: () => ({ copies: held.size, bytes: held.calculatedSize }),
+    held: () => ({ copies: copies.size, bytes: copies.calculatedSize }),
     async list (query, requestId, wanted) {
       // Canonical: the same query in any spelling is one copy and one coalesced call.
       const search = canonicalSearch(query)

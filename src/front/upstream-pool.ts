@@ -26,6 +26,8 @@ export interface PoolMember<T> {
 export interface UpstreamPool<T> {
   /** The upstream for the next call, other than `except`; undefined when none is in rotation. */
   pick: (except?: PoolMember<T>) => PoolMember<T> | undefined
+  /** The upstream in rotation for which `test` holds, if any. */
+  find: (test: (upstream: T) => boolean) => PoolMember<T> | undefined
   /** How a call to `member` ended: `failure` when nobody answered usefully, else it answered. */
   record: (member: PoolMember<T>, failure?: ProblemError) => void
   /** The problem to fail fast with while no upstream is in rotation. */
@@ -94,6 +96,7 @@ export function createUpstreamPool<T> ({ upstreams, ejectFailures, probeInterval
       if (chosen !== undefined) next = (chosenIndex + 1) % members.length
       return chosen
     },
+    find: (test) => members.find((member) => member.inRotation && test(member.upstream)),
     record (pooled, failure) {
       const member = pooled as Member<T>
       if (failure === undefined) {

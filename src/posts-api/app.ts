@@ -1,6 +1,7 @@
 // The upstream post API: the two reads of SPEC part A over a PostStore, with the list queries
 // (fields, pages, tags), strong ETags, 304s and compression, bodies built once per store change
-// and query, large lists streamed.
+// and query, large lists streamed, and the posts version each answer was read under (the front
+// confirms its copies with it: src/posts-version.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
 import type { ServerOptions } from '../config.js'
@@ -11,6 +12,7 @@ import { createStoreReadiness } from '../ops/store-readiness.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
+import { POSTS_VERSION_HEADER, VERSION_PATH } from '../posts-version.js'
 import { ProblemError } from '../problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../slug.js'
@@ -39,7 +41,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/posts', '/api/post/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
@@ -64,9 +66,14 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     }
   }
 
+  function labelVersion (reply: FastifyReply, version: string | undefined): void {
+    if (version !== undefined) reply.header(POSTS_VERSION_HEADER, version)
+  }
+
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const query = parseListQuery(request.url)
-    const list = await read(() => bodies.list(query))
+    const { body: list, version } = await read(() => bodies.list(query))
+    labelVersion(reply, version)
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
       return await sendRepresentation(request, reply, list.representation, cacheControl)
@@ -82,9 +89,18 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     // Not the front's pattern: this tier serves whatever slugs the table holds.
     if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
     const query = parsePostQuery(request.url)
-    const post = await read(() => bodies.post(slug, query))
+    const { body: post, version } = await read(() => bodies.post(slug, query))
+    labelVersion(reply, version)
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     return await sendRepresentation(request, reply, post, cacheControl)
+  }
+
+  /** The version of the posts now (null: the store cannot tell), read after the request arrived. */
+  async function currentVersion (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const version = await read(() => bodies.version())
+    labelVersion(reply, version)
+    return await reply.header('cache-control', 'no-store').header('content-type', JSON_CONTENT_TYPE)
+      .send(JSON.stringify({ version: version ?? null }))
   }
 
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
@@ -92,6 +108,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   app.register(async (api) => {
     api.get('/api/posts', { schema: POSTS_ROUTE_SCHEMAS.list }, listPosts)
     api.get('/api/post/:slug', { schema: POSTS_ROUTE_SCHEMAS.post }, getPost)
+    api.get(VERSION_PATH, { schema: POSTS_ROUTE_SCHEMAS.version }, currentVersion)
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

@@ -2,6 +2,7 @@
 // change token (after it arrived), then serves what was built under that same token or builds
 // it, reading the data after the token: so no answer is older than its request, and a committed
 // change shows in the very next response. Stores without a token are read afresh every time.
+// Each answer comes with the version it was read under (src/posts-version.ts).
 import { createHash, randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { LIST_BUFFER_LIMIT } from '../body-limits.js'
@@ -29,6 +30,8 @@ export type ListBody =
 
 interface Generation {
   token: string
+  /** The token as the front sees it: with this process's nonce. */
+  version: string
   lists: BuildCache<ListBody>
   posts: BuildCache<Representation | null>
 }
@@ -37,10 +40,18 @@ interface Generation {
 // restarts), so tags derived from them carry this process's nonce.
 const PROCESS_NONCE = randomBytes(6).toString('base64url')
 
+/** A body, and the version it was read under (undefined: the store cannot tell). */
+export interface Versioned<T> {
+  body: T
+  version: string | undefined
+}
+
 export interface PostBodies {
-  /** Rejects with StoreQueryError, before reading anything, when the table cannot answer `query`. */
-  post: (slug: string, query?: PostQuery) => Promise<Representation | null>
-  list: (query?: ListQuery) => Promise<ListBody>
+  /** Rejects with StoreQueryError, before reading anything, when the table cannot answer `query`. The body is null when no post has `slug`. */
+  post: (slug: string, query?: PostQuery) => Promise<Versioned<Representation | null>>
+  list: (query?: ListQuery) => Promise<Versioned<ListBody>>
+  /** The version now: read after this call. Undefined: the store cannot tell. */
+  version: () => Promise<string | undefined>
   /** The list as a stream; rejects (before any byte is sent) when the store fails to start it. */
   streamList: (query?: ListQuery) => Promise<Readable>
   /** Bodies kept for the current change token, and builds in flight. */
@@ -65,6 +76,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     if (current?.token !== token) {
       current = {
         token,
+        version: `${PROCESS_NONCE}.${token}`,
         lists: createBuildCache({ max: MAX_CACHED_LISTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfList }),
         posts: createBuildCache({ max: MAX_CACHED_POSTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfBody })
       }
@@ -106,16 +118,17 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       const token = await readChangeToken()
       if (token === undefined) {
         onBody?.('post', true)
-        return await buildPost(slug, query)
+        return { body: await buildPost(slug, query), version: undefined }
       }
       let built = false
+      const generation = generationFor(token)
       // A slug never holds a control character (the route refuses them): the key is unambiguous.
-      const body = generationFor(token).posts.get(`${slug}\n${canonicalSearch(query)}`, () => {
+      const body = generation.posts.get(`${slug}\n${canonicalSearch(query)}`, () => {
         built = true
         return buildPost(slug, query)
       })
       onBody?.('post', built)
-      return await body
+      return { body: await body, version: generation.version }
     },
 
     async list (query = {}) {
@@ -125,15 +138,21 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       const build = (): Promise<ListBody> => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit })
       if (token === undefined) {
         onBody?.('list', true)
-        return await build()
+        return { body: await build(), version: undefined }
       }
       let built = false
-      const body = generationFor(token).lists.get(canonicalSearch(query), () => {
+      const generation = generationFor(token)
+      const body = generation.lists.get(canonicalSearch(query), () => {
         built = true
         return build()
       })
       onBody?.('list', built)
-      return await body
+      return { body: await body, version: generation.version }
+    },
+
+    async version () {
+      const token = await readChangeToken()
+      return token === undefined ? undefined : generationFor(token).version
     },
 
     async streamList (query = {}) {

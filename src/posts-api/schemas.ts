@@ -3,6 +3,7 @@
 // (src/route-schemas.ts).
 import { problemResponses } from '../problem-schema.js'
 import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
+import { VERSION_PATH } from '../posts-version.js'
 import { SLUG_MAX_LENGTH } from '../slug.js'
 
 export const POSTS_API_DOCS = {
@@ -10,6 +11,15 @@ export const POSTS_API_DOCS = {
   description: 'The upstream post API: the rows of the `posts` table as JSON, read afresh from the store (a committed change shows in the next answer). ' +
     'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
 }
+
+/** Sent on every answer of the post routes when the store tracks changes (src/posts-version.ts). */
+const POSTS_VERSION = {
+  type: 'string',
+  pattern: '^[\\w.~-]{1,128}$',
+  description: `The version of the posts this answer was read under: equal to what ${VERSION_PATH} answers later only if nothing ` +
+    'was committed to `posts` in between. Opaque, and only comparable between answers of the same post API process. ' +
+    'Absent when the store does not track changes (MySQL/MariaDB).'
+} as const
 
 export const POSTS_ROUTE_SCHEMAS = {
   list: {
@@ -24,10 +34,10 @@ export const POSTS_ROUTE_SCHEMAS = {
     response: {
       200: {
         description: 'Every post, or the page (possibly none).',
-        headers: { ...successHeaders(false), Link: headerSchemas.link },
+        headers: { ...successHeaders(false), Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION },
         content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: POST_REF } } }
       },
-      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link } },
+      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION } },
       ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   },
@@ -55,11 +65,36 @@ export const POSTS_ROUTE_SCHEMAS = {
     response: {
       200: {
         description: 'The post.',
-        headers: successHeaders(true),
+        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION },
         content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
       },
-      304: notModifiedResponse(true),
+      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION } },
       ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])
+    }
+  },
+  version: {
+    operationId: 'getPostsVersion',
+    summary: 'The version of the posts now',
+    description: 'Read from the store after the request arrived. A copy of an answer labelled with this version (its `Posts-Version`) ' +
+      'is current: the front confirms every copy it holds with one such call instead of a call per copy. Never cached.',
+    tags: ['posts'],
+    headers: { type: 'object', properties: { 'X-Request-Id': headerSchemas.requestId } },
+    response: {
+      200: {
+        description: 'The version, or null when the store does not track changes (then no answer carries one).',
+        headers: { 'X-Request-Id': headerSchemas.requestIdEcho, 'Cache-Control': { type: 'string', const: 'no-store' }, 'Posts-Version': POSTS_VERSION },
+        content: {
+          [JSON_MEDIA_TYPE]: {
+            schema: {
+              type: 'object',
+              required: ['version'],
+              properties: { version: { anyOf: [POSTS_VERSION, { type: 'null' }] } },
+              additionalProperties: false
+            }
+          }
+        }
+      },
+      ...problemResponses(['store-unavailable'])
     }
   }
 } as const
