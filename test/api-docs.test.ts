@@ -7,6 +7,7 @@ import { compileErrors, validate } from '@readme/openapi-parser'
 import type { FastifyInstance } from 'fastify'
 import { buildPostsApp } from '../src/posts-api/app.js'
 import { ANY_ROUTE_PROBLEMS } from '../src/problem-schema.js'
+import { VERSION_PATH } from '../src/posts-version.js'
 import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../src/problems.js'
 import type { PostStore } from '../src/store/store.js'
 import { testConfig } from './helpers/config.js'
@@ -79,9 +80,9 @@ describe('OpenAPI documents', () => {
   })
 
   test('every route, GET only (HEAD is GET without its body), with its parameters and request headers', () => {
-    for (const [document, list, item] of [[frontDocument, '/api/blog', '/api/blog/{slug}'], [postsDocument, '/api/posts', '/api/post/{slug}']] as const) {
+    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', []], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH]]] as const) {
       // And the probes (src/ops/operational-schemas.ts; /metrics too where the tier has metrics).
-      assert.deepEqual(Object.keys(document.paths).sort(), [list, item, '/healthz', '/readyz'].sort())
+      assert.deepEqual(Object.keys(document.paths).sort(), [list, item, ...others, '/healthz', '/readyz'].sort())
       assert.deepEqual([document.paths['/healthz']?.get?.operationId, document.paths['/readyz']?.get?.operationId], ['health', 'readiness'])
       assert.deepEqual(Object.keys(document.paths[list] ?? {}), ['get'])
       assert.deepEqual(Object.keys(document.paths[item] ?? {}), ['get'])
@@ -92,6 +93,8 @@ describe('OpenAPI documents', () => {
       assert.deepEqual(parameters(list), [...headers, 'query after', 'query fields', 'query limit', 'query tag'])
       assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields'])
     }
+    assert.deepEqual(Object.keys(postsDocument.paths[VERSION_PATH] ?? {}), ['get'])
+    assert.equal(postsDocument.paths[VERSION_PATH]?.get?.operationId, 'getPostsVersion')
   })
 
   test('the slug parameter says what each tier accepts: the front its SLUG_PATTERN, anchored', async () => {
@@ -125,6 +128,7 @@ describe('OpenAPI documents', () => {
     expected.posts = new Map([
       ['GET /api/posts', exactly(['invalid-query', 'store-unavailable'])],
       ['GET /api/post/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])],
+      ['GET /api/posts/version', exactly(['store-unavailable'])],
       ...probes
     ])
     assert.deepEqual(front.byOperation, expected.front)

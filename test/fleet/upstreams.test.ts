@@ -2,6 +2,8 @@
 // load (SPEC "Scale", issue 8): a rolling restart costs no failed request; a post API killed is
 // routed around within a second and takes load again once back; a lone post API back after an
 // outage is served again within a second. Needs `npm run build` (npm test builds first).
+// An editor writes meanwhile: the front confirms its copies with the post API that labelled them
+// (src/posts-version.ts), so only a change sends calls for posts over the rotation again.
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -9,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test, type TestContext } from 'node:test'
+import Database from 'better-sqlite3'
 import { runCli, startCli, type RunningCli } from '../helpers/cli.js'
 import { between, startLoad, tally, type Answer, type Load } from '../helpers/load.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -48,6 +51,18 @@ async function startPostsApi (t: TestContext, port = 0): Promise<PostsApi> {
   return { running, port: Number(new URL(url).port), url, requests: () => requests }
 }
 
+/** An editor changing a post every `everyMs` until the test ends. */
+function startEditing (t: TestContext, everyMs = 50): void {
+  const db = new Database(database)
+  const update = db.prepare("UPDATE posts SET title = ? WHERE slug = 'hello-world'")
+  let edits = 0
+  const timer = setInterval(() => update.run(`Hello, world (edit ${++edits})`), everyMs)
+  t.after(() => {
+    clearInterval(timer)
+    db.close()
+  })
+}
+
 async function startFrontOver (t: TestContext, upstreams: PostsApi[]): Promise<string> {
   const running = await startCli(['front', '--api-url', upstreams.map((u) => u.url).join(','), '--blog-port', '0'], {}, ['front'])
   t.after(async () => { assert.equal(await running.stop(), 0, 'the front exits 0') })
@@ -82,6 +97,7 @@ test('rolling restart: each of two post APIs SIGTERMed and started again in turn
   const upstreams = [await startPostsApi(t), await startPostsApi(t)]
   const load = startLoad(await startFrontOver(t, upstreams), PATHS, { connections: 8 })
   t.after(async () => { await load.stop() })
+  startEditing(t)
   await sleep(500)
   for (const [i, upstream] of upstreams.entries()) {
     assert.equal(await stop(upstream, 'SIGTERM'), 0, 'a post API drains and exits 0')
@@ -103,6 +119,7 @@ test('one of two post APIs SIGKILLed under load: all 200 from 1 s after; back, i
   const load = startLoad(await startFrontOver(t, upstreams), PATHS, { connections: 8 })
   t.after(async () => { await load.stop() })
   const [killed, survivor] = upstreams as [PostsApi, PostsApi]
+  startEditing(t)
   await sleep(500)
   await takesLoad(killed, 10)
   const killedAt = load.elapsed()

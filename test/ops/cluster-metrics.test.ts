@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, test } from 'node:test'
 import { SETTINGS } from '../../src/config.js'
+import { VERSION_PATH } from '../../src/posts-version.js'
 import { CLI } from '../helpers/cli.js'
 import { openTestStore, sqliteServer, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
@@ -57,8 +58,10 @@ test('serve --workers 2: every scrape, whichever worker answers it, counts the r
       const samples = parseMetrics(answer.text)
       const count = 'blog_read_api_http_request_duration_seconds_count'
       assert.equal(valueOf(samples, count, { tier: 'front', route: '/api/blog/:slug', method: 'GET', status: '200' }), requests)
-      // Each front call reached a post API (200, or 304 for a copy its front held): as many in all.
-      const upstream = samplesOf(samples, count, { tier: 'posts-api', route: '/api/post/:slug' }).reduce((sum, s) => sum + s.value, 0)
+      // Each front request made one call to a post API: the post itself (200, or 304 for a copy
+      // its front held) or, for a copy labelled with a posts version, that version now.
+      const upstream = [...samplesOf(samples, count, { tier: 'posts-api', route: '/api/post/:slug' }),
+        ...samplesOf(samples, count, { tier: 'posts-api', route: VERSION_PATH })].reduce((sum, s) => sum + s.value, 0)
       assert.equal(upstream, requests)
       assert.equal(valueOf(samples, 'blog_read_api_upstream_call_duration_seconds_count', { outcome: 'ok' }) +
         valueOf(samples, 'blog_read_api_upstream_call_duration_seconds_count', { outcome: 'not-modified' }), requests)

@@ -6,6 +6,7 @@ import fc from 'fast-check'
 import type { SettingName } from '../../src/config.js'
 import { createProcessMetrics } from '../../src/ops/metrics.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
+import { VERSION_PATH } from '../../src/posts-version.js'
 import { isLookupableSlug } from '../../src/slug.js'
 import { StoreSchemaError, type Post, type PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
@@ -162,6 +163,9 @@ export function describeStoreContract (name: string, server: TestServer, fixture
       await withTiers(store, async ({ posts, front }) => {
         assertProblem(await get(front.url, '/api/blog'), 'no-posts')
         assert.deepEqual((await get(posts.url, '/api/posts')).json(), [])
+        // Absent twice: the front holds that answer (under its posts version, where the store has one).
+        assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
+        assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
 
         await db.exec(insert('fresh-post', '2024-02-02T00:00:00Z', 'Fresh'))
         assert.deepEqual(((await get(front.url, '/api/blog')).json() as Array<{ slug: string }>).map((p) => p.slug), ['fresh-post'])
@@ -174,6 +178,30 @@ export function describeStoreContract (name: string, server: TestServer, fixture
         await db.exec("DELETE FROM posts WHERE slug = 'fresh-post'")
         assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
         assertProblem(await get(front.url, '/api/blog'), 'no-posts')
+      })
+    })
+
+    test('the posts version: on every answer of the post API, the same at /api/posts/version until a commit moves it', async () => {
+      const store = await migratedStore()
+      await db.exec(insert('versioned', '2024-01-01T00:00:00Z'))
+      await withTiers(store, async ({ posts }) => {
+        const answers = [await get(posts.url, '/api/posts'), await get(posts.url, '/api/post/versioned'), await get(posts.url, '/api/post/absent')]
+        const now = await get(posts.url, VERSION_PATH)
+        assert.equal(now.status, 200)
+        assert.equal(now.headers['cache-control'], 'no-store')
+        if (!store.tracksChanges) {
+          // A store that cannot tell (MySQL/MariaDB): no version anywhere, so the front revalidates per request.
+          assert.deepEqual(now.json(), { version: null })
+          for (const answer of [now, ...answers]) assert.equal(answer.headers['posts-version'], undefined)
+          return
+        }
+        const version = (now.json() as { version: string }).version
+        assert.match(version, /^[\w.~-]{1,128}$/)
+        assert.deepEqual([now, ...answers].map((answer) => answer.headers['posts-version']), [version, version, version, version])
+        await db.exec("UPDATE posts SET title = 'moved' WHERE slug = 'versioned'")
+        const moved = await get(posts.url, VERSION_PATH)
+        assert.notEqual(moved.headers['posts-version'], version)
+        assert.equal((await get(posts.url, '/api/post/versioned')).headers['posts-version'], moved.headers['posts-version'])
       })
     })
 
