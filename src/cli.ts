@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util'
 import { pino, type Logger } from 'pino'
 import { ConfigError, describeStore, flagName, loadConfig, SETTINGS, type Config, type SettingName } from './config.js'
 import { reportStartFailure, WorkerStartError, workerId } from './cluster.js'
+import { createLogOutput } from './log-output.js'
 import { runImport } from './import/import-command.js'
 import { serve, storeOptions } from './lifecycle.js'
 import { openStore } from './store/open-store.js'
@@ -135,7 +136,7 @@ async function main (): Promise<void> {
   // A cluster worker's lines carry its id (pino's default base, plus `worker`).
   const worker = workerId()
   const base = worker === undefined ? undefined : { pid: process.pid, hostname: hostname(), worker }
-  const logger = pino({ level: config.logLevel, name: 'blog-read-api', ...(base === undefined ? {} : { base }) })
+  const logger = pino({ level: config.logLevel, name: 'blog-read-api', ...(base === undefined ? {} : { base }) }, createLogOutput(1))
   try {
     await run(command, config, logger)
   } catch (err) {

@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import type { Logger } from 'pino'
 import { AbandonedCallError } from './coalescer.js'
 import type { ServerOptions } from './config.js'
+import { createAccessLog } from './http/access-log.js'
 import { ALLOWED_METHODS, requestId, SECURITY_HEADERS } from './http/answer-headers.js'
 import { createCors } from './http/cors.js'
 import { carriesBody, edgeServerFactory, MAX_HEAD_BYTES, unmetExpectation } from './http/edge.js'
@@ -71,18 +72,19 @@ function notFound (request: FastifyRequest, reply: FastifyReply): void {
   sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
 }
 
-/** One access line per request, at info (not written at all below it); probes and scrapes at debug. */
-function logAnswered (request: FastifyRequest, reply: FastifyReply, operational = false): void {
-  const line = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }
-  if (operational) request.log.debug(line, 'request')
-  else request.log.info(line, 'request')
-}
-
 export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins, operationalRoutes = [], requestMetrics }: HttpAppOptions): FastifyInstance {
   const { headersMs, requestMs, keepAliveMs } = timeouts
   const cors = createCors(corsOrigins)
   const refusals = createRefusals({ logger, cors })
   let closing = false
+  // One access line per request, at info (not written at all below it); probes and scrapes at debug.
+  const accessLog = createAccessLog(logger, 'info')
+  const operationalAccessLog = accessLog === undefined ? undefined : createAccessLog(logger, 'debug')
+  function logAnswered (request: FastifyRequest, reply: FastifyReply, operational = false): void {
+    (operational ? operationalAccessLog : accessLog)?.({
+      reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100
+    })
+  }
 
   /** What every answer carries; set first, so that whatever answers next keeps them. */
   function answerHeaders (request: FastifyRequest, reply: FastifyReply): void {
@@ -172,7 +174,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
       }
     })
   }
-  const logsRequests = logger.isLevelEnabled('info')
+  const logsRequests = accessLog !== undefined
   if (logsRequests || requestMetrics !== undefined) {
     app.addHook('onResponse', (request, reply, done) => {
       const { url: route, config } = request.routeOptions
