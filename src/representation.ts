@@ -59,15 +59,24 @@ const PREFERENCE = [...OFFERED, 'identity'] as const
 // @types/negotiator 0.6 does not declare yet).
 type EncodingNegotiator = { encoding: (available: readonly string[], options: { preferred: readonly string[] }) => string | undefined }
 
+/** Distinct Accept-Encoding values whose choice is kept: browsers and proxies send a handful. */
+const MAX_CHOICES_KEPT = 100
+const choices = new Map<string | undefined, Encoding | undefined>()
+
 /**
  * The coding to send (RFC 9110 §12.5.3): the client's q-values decide, `q=0` refuses (with `*`
  * too), our preference breaks ties. Undefined: send the body as it is (identity), which is also
- * what a client refusing everything gets.
+ * what a client refusing everything gets. Each value's choice is kept (parsing it is a few tenths
+ * of a microsecond, asked on every answer with a body); past MAX_CHOICES_KEPT values, new ones
+ * are negotiated each time.
  */
 export function chooseEncoding (acceptEncoding: string | undefined): Encoding | undefined {
+  if (choices.has(acceptEncoding)) return choices.get(acceptEncoding)
   const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as EncodingNegotiator
   const chosen = negotiator.encoding(PREFERENCE, { preferred: PREFERENCE })
-  return OFFERED.find((encoding) => encoding === chosen)
+  const encoding = OFFERED.find((offered) => offered === chosen)
+  if (choices.size < MAX_CHOICES_KEPT) choices.set(acceptEncoding, encoding)
+  return encoding
 }
 
 /**

@@ -34,8 +34,13 @@ describe('chooseEncoding (RFC 9110 §12.5.3)', () => {
   for (const [header, expected] of cases) {
     test(`${JSON.stringify(header)} → ${expected ?? 'identity'}`, () => {
       assert.equal(chooseEncoding(header), expected)
+      assert.equal(chooseEncoding(header), expected, 'the same when asked again (the choice is kept)')
     })
   }
+  test('past the values whose choice is kept, new ones are still negotiated', () => {
+    for (let i = 0; i < 150; i++) assert.equal(chooseEncoding(`x-${i}, gzip;q=0.${(i % 9) + 1}`), 'gzip')
+    assert.equal(chooseEncoding('br;q=0.9, gzip;q=0.8, x-999'), 'br')
+  })
 })
 
 describe('ETags and If-None-Match', () => {
