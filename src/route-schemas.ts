@@ -128,6 +128,15 @@ export const LIST_QUERY = {
   }
 } as const
 
+/** The `:slug` path parameter of a detail route: what `pattern` says, at most SLUG_MAX_LENGTH characters. */
+export function slugParams (pattern: string, description: string): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['slug'],
+    properties: { slug: { type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern, description } }
+  }
+}
+
 /** The detail routes' only list parameter. */
 export const POST_QUERY = { type: 'object', properties: { fields: FIELDS } } as const
 

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { startExampleServer, type ExampleServer } from '../examples/blog-page/server.js'
 import { assertBuilt } from './helpers/built.js'
-import { openTestStore, sqliteServer, type TestDatabase } from './helpers/databases.js'
-import { startTiers, type Tiers } from './helpers/tiers.js'
+import { createSeededSqlite, type TestDatabase } from './helpers/databases.js'
+import { startTiersOn, type Tiers } from './helpers/tiers.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = fileURLToPath(new URL('../test-results/browser/', import.meta.url))
@@ -36,14 +36,8 @@ describe('in a real browser', { skip }, () => {
   before(async () => {
     // The example page loads the built client.
     assertBuilt()
-    db = await sqliteServer.create()
-    const writer = await openTestStore(db.location, { writable: true })
-    await writer.migrate()
-    await writer.seed()
-    await writer.close()
-    const store = await openTestStore(db.location)
-    await store.checkSchema()
-    tiers = await startTiers(store)
+    db = await createSeededSqlite()
+    tiers = await startTiersOn(db)
     example = await startExampleServer()
     mkdirSync(SCREENSHOTS, { recursive: true })
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 })

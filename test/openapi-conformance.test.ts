@@ -6,13 +6,13 @@ import assert from 'node:assert/strict'
 import type { ServerResponse } from 'node:http'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { after, before, describe, test } from 'node:test'
-import { openTestStore, sqliteServer, type TestDatabase } from './helpers/databases.js'
+import { createSeededSqlite, type TestDatabase } from './helpers/databases.js'
 import { freePort, json, startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js'
 import { request as undiciRequest } from 'undici'
 import { fromInject, get, type TestResponse } from './helpers/http.js'
 import { createConformance, type Conformance, type OpenApiDocument } from './helpers/openapi-conformance.js'
 import { asTestResponse, rawRequest } from './helpers/raw-http.js'
-import { startFront, startTiers, type RunningApp, type Tiers } from './helpers/tiers.js'
+import { startFront, startTiersOn, type RunningApp, type Tiers } from './helpers/tiers.js'
 
 /** A GET as `get` gives it, with a compressed body decoded (the body is checked as JSON). */
 async function getDecoded (base: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<TestResponse> {
@@ -65,14 +65,8 @@ describe('the post API answers as its OpenAPI document says', () => {
   const { request, inject, raw, matched } = checker(() => tiers.posts, () => conformance)
 
   before(async () => {
-    db = await sqliteServer.create()
-    const writer = await openTestStore(db.location, { writable: true })
-    await writer.migrate()
-    await writer.seed()
-    await writer.close()
-    const store = await openTestStore(db.location)
-    await store.checkSchema()
-    tiers = await startTiers(store)
+    db = await createSeededSqlite()
+    tiers = await startTiersOn(db)
     conformance = await conformanceOf(tiers.posts)
   })
   after(async () => {

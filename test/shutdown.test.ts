@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import Database from 'better-sqlite3'
 import { startCli, type RunningCli } from './helpers/cli.js'
-import { openTestStore } from './helpers/databases.js'
+import { seedTestStore } from './helpers/databases.js'
 import { json, startFakeUpstream } from './helpers/fake-upstream.js'
 import { get, type TestResponse } from './helpers/http.js'
 import { assertProblem } from './helpers/problem.js'
@@ -30,10 +30,7 @@ const database = join(dir, 'blog.db')
 let editor: Database.Database
 
 before(async () => {
-  const writer = await openTestStore({ dialect: 'sqlite', filename: database }, { writable: true })
-  await writer.migrate()
-  await writer.seed()
-  await writer.close()
+  await seedTestStore({ dialect: 'sqlite', filename: database })
   editor = new Database(database)
   // Rollback journal: an EXCLUSIVE lock keeps readers out (in WAL mode they would read on).
   editor.pragma('journal_mode = DELETE')

@@ -1,7 +1,7 @@
 // The front's routes as schemas, for its OpenAPI document (src/api-docs.ts). Documentation only:
 // the handlers check the slug themselves and send the upstream's bytes (src/route-schemas.ts).
 import { problemResponses, type ProblemResponseOptions } from '../problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../route-schemas.js'
 import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../slug.js'
 
 export const FRONT_API_DOCS = {
@@ -50,19 +50,7 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
         '`fields` keeps only those columns.',
       tags: ['posts'],
       querystring: POST_QUERY,
-      params: {
-        type: 'object',
-        required: ['slug'],
-        properties: {
-          slug: {
-            type: 'string',
-            minLength: 1,
-            maxLength: SLUG_MAX_LENGTH,
-            pattern: slug.source,
-            description: `\`SLUG_PATTERN\`${slug.flags === '' ? '' : ` (flags \`${slug.flags}\`)`}, at most ${SLUG_MAX_LENGTH} characters, never \`.\` nor \`..\`, checked after percent-decoding.`
-          }
-        }
-      },
+      params: slugParams(slug.source, `\`SLUG_PATTERN\`${slug.flags === '' ? '' : ` (flags \`${slug.flags}\`)`}, at most ${SLUG_MAX_LENGTH} characters, never \`.\` nor \`..\`, checked after percent-decoding.`),
       headers: REQUEST_HEADERS,
       response: {
         200: {

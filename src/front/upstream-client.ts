@@ -9,11 +9,12 @@ import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
 import type { UpstreamHealthSettings, UpstreamTimeouts } from '../config.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH, versionIn } from '../posts-version.js'
+import type { ProblemError } from '../problems.js'
 import { createRetryBudget, RETRY_BUDGET } from './retry-budget.js'
 import { CallDeadline, DeadlineError, exchange, type Answer, type ExchangeLimits } from './upstream-exchange.js'
 import { classify, drainingProblem, isAbsence, isDraining, retryScope, type RetryScope } from './upstream-failures.js'
 import { probeUpstream } from './upstream-health.js'
-import { createUpstreamPool } from './upstream-pool.js'
+import { createUpstreamPool, type PoolMember } from './upstream-pool.js'
 import { createUpstreamTransport, phaseTimeouts, upstreamPath, type UpstreamTransport } from './upstream-transport.js'
 
 export interface UpstreamResponse extends Answer {
@@ -109,6 +110,18 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger }: U
   const requestOn = ({ apiUrl }: UpstreamTransport, path: string, headers: Record<string, string>): Dispatcher.DispatchOptions =>
     ({ origin: apiUrl.origin, method: 'GET', path: upstreamPath(apiUrl, path), headers, ...phases })
 
+  /** An answer came: the upstream is there, unless it said it is shutting down. */
+  function recordAnswer (member: PoolMember<UpstreamTransport>, { status, headers }: Answer): void {
+    pool.record(member, isDraining(status, headers) ? drainingProblem() : undefined)
+  }
+
+  /** The problem of a call that failed; only "nobody answered" counts against its upstream (a wrong answer shows it is there). */
+  function recordFailure (member: PoolMember<UpstreamTransport>, err: unknown): ProblemError {
+    const problem = classify(err, err instanceof DeadlineError)
+    pool.record(member, isAbsence(problem) ? problem : undefined)
+    return problem
+  }
+
   async function get (path: string, { requestId, maxBytes, ifNoneMatch, streamAbove }: UpstreamGetOptions): Promise<UpstreamResponse> {
     let member = pool.pick()
     if (member === undefined) throw pool.outage()
@@ -146,13 +159,10 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger }: U
         answer.stream.once('close', () => { used.close().catch(() => {}) })
         fresh = undefined
       }
-      pool.record(member, isDraining(answer.status, answer.headers) ? drainingProblem() : undefined)
+      recordAnswer(member, answer)
       return { ...answer, upstream: member.upstream.apiUrl.href }
     } catch (err) {
-      const problem = classify(err, err instanceof DeadlineError)
-      // A wrong answer shows the upstream is there; only "nobody answered" counts against it.
-      pool.record(member, isAbsence(problem) ? problem : undefined)
-      throw problem
+      throw recordFailure(member, err)
     } finally {
       member.pending--
       fresh?.close().catch(() => {})
@@ -167,14 +177,12 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger }: U
     const deadline = new CallDeadline(timeouts.totalMs)
     member.pending++
     try {
-      const { status, headers } = await exchange(member.upstream.dispatcher, requestOn(member.upstream, VERSION_PATH, headersFor(requestId, undefined)),
+      const answer = await exchange(member.upstream.dispatcher, requestOn(member.upstream, VERSION_PATH, headersFor(requestId, undefined)),
         { maxBytes: VERSION_MAX_BYTES, streamAbove: undefined }, deadline)
-      pool.record(member, isDraining(status, headers) ? drainingProblem() : undefined)
-      return { status, version: status === 200 ? versionIn(headers[POSTS_VERSION_HEADER]) : undefined }
+      recordAnswer(member, answer)
+      return { status: answer.status, version: answer.status === 200 ? versionIn(answer.headers[POSTS_VERSION_HEADER]) : undefined }
     } catch (err) {
-      const problem = classify(err, err instanceof DeadlineError)
-      pool.record(member, isAbsence(problem) ? problem : undefined)
-      throw problem
+      throw recordFailure(member, err)
     } finally {
       member.pending--
       deadline.release()

@@ -2,7 +2,7 @@
 // only: the handlers check the slug themselves and send bodies built from the rows as they are
 // (src/route-schemas.ts).
 import { problemResponses } from '../problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, successHeaders } from '../route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../route-schemas.js'
 import { VERSION_PATH } from '../posts-version.js'
 import { SLUG_MAX_LENGTH } from '../slug.js'
 
@@ -47,20 +47,8 @@ export const POSTS_ROUTE_SCHEMAS = {
     description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation); `fields` keeps only those columns.',
     tags: ['posts'],
     querystring: POST_QUERY,
-    params: {
-      type: 'object',
-      required: ['slug'],
-      properties: {
-        slug: {
-          type: 'string',
-          minLength: 1,
-          maxLength: SLUG_MAX_LENGTH,
-          // No control characters (nor lone surrogates, which a pattern cannot say): anything a store can hold.
-          pattern: '^[^\\u0000-\\u001f\\u007f]+$',
-          description: `Any slug the table may hold: 1 to ${SLUG_MAX_LENGTH} characters, no control characters.`
-        }
-      }
-    },
+    // No control characters (nor lone surrogates, which a pattern cannot say): anything a store can hold.
+    params: slugParams('^[^\\u0000-\\u001f\\u007f]+$', `Any slug the table may hold: 1 to ${SLUG_MAX_LENGTH} characters, no control characters.`),
     headers: REQUEST_HEADERS,
     response: {
       200: {

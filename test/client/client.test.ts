@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url'
 import { BlogApiProblem, createBlogClient, type Post } from '../../src/client/index.js'
 import { SAMPLE_POSTS } from '../../src/store/sample-posts.js'
 import { assertBuilt, DIST } from '../helpers/built.js'
-import { openTestStore, sqliteServer, type TestDatabase } from '../helpers/databases.js'
+import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
-import { startFront, startTiers, type RunningApp, type Tiers } from '../helpers/tiers.js'
+import { startFront, startTiersOn, type RunningApp, type Tiers } from '../helpers/tiers.js'
 
 /** Resolves to the problem the promise rejects with. */
 async function problemOf (promise: Promise<unknown>): Promise<BlogApiProblem> {
@@ -27,14 +27,8 @@ describe('the typed client against a running front', () => {
   let db: TestDatabase
   let tiers: Tiers
   before(async () => {
-    db = await sqliteServer.create()
-    const writer = await openTestStore(db.location, { writable: true })
-    await writer.migrate()
-    await writer.seed()
-    await writer.close()
-    const store = await openTestStore(db.location)
-    await store.checkSchema()
-    tiers = await startTiers(store)
+    db = await createSeededSqlite()
+    tiers = await startTiersOn(db)
   })
   after(async () => {
     await tiers?.close()

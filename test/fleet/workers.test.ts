@@ -10,7 +10,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net'
 import { after, before, test } from 'node:test'
 import { SETTINGS } from '../../src/config.js'
 import { CLI } from '../helpers/cli.js'
-import { sqliteServer, openTestStore, type TestDatabase } from '../helpers/databases.js'
+import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { startLoad, tally } from '../helpers/load.js'
 import { pollUntil } from '../helpers/poll.js'
 
@@ -30,11 +30,7 @@ interface Fleet {
 
 let database: TestDatabase
 before(async () => {
-  database = await sqliteServer.create()
-  const writer = await openTestStore(database.location, { writable: true })
-  await writer.migrate()
-  await writer.seed()
-  await writer.close()
+  database = await createSeededSqlite()
 })
 after(async () => await database.drop())
 

@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test'
 import { request } from 'undici'
 import type { ProblemKind } from '../../src/problems.js'
 import { CLI } from '../helpers/cli.js'
-import { openTestStore } from '../helpers/databases.js'
+import { seedTestStore } from '../helpers/databases.js'
 import { freePort, startFakeUpstream, type FakeUpstream, type UpstreamBehaviour } from '../helpers/fake-upstream.js'
 import { gc } from '../helpers/gc.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -57,10 +57,7 @@ const connectionsOf = async (running: RunningApp): Promise<number> =>
   await new Promise((resolve, reject) => running.app.server.getConnections((err, n) => err === null ? resolve(n) : reject(err)))
 
 before(async () => {
-  const writer = await openTestStore({ dialect: 'sqlite', filename: database }, { writable: true })
-  await writer.migrate()
-  await writer.seed()
-  await writer.close()
+  await seedTestStore({ dialect: 'sqlite', filename: database })
   port = await freePort()
   await startPostsApi()
   // A short upstream budget so that the hang phase maps to 504 quickly.

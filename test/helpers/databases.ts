@@ -28,6 +28,24 @@ export async function openTestStore (location: StoreLocation, { writable = false
   return await openStore(location, { writable, onPoolError: () => {}, limits: config.storeLimits })
 }
 
+/** Migrates `location` (the default table) and inserts the sample posts. */
+export async function seedTestStore (location: StoreLocation): Promise<void> {
+  const writer = await openTestStore(location, { writable: true })
+  try {
+    await writer.migrate()
+    await writer.seed()
+  } finally {
+    await writer.close()
+  }
+}
+
+/** A fresh SQLite database with the default table and the sample posts. */
+export async function createSeededSqlite (): Promise<TestDatabase> {
+  const database = await sqliteServer.create()
+  await seedTestStore(database.location)
+  return database
+}
+
 export interface TestServer {
   /** Why the suite cannot run here; in CI this fails instead of skipping. */
   skip: string | false

@@ -8,6 +8,7 @@ import { openUpstreamClient } from '../../src/front/upstream-client.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import type { PostStore } from '../../src/store/store.js'
 import { testConfig } from './config.js'
+import { openTestStore, type TestDatabase } from './databases.js'
 
 export const silentLogger = pino({ level: 'silent' })
 
@@ -81,4 +82,11 @@ export async function startTiers (store: PostStore): Promise<Tiers> {
       await store.close()
     }
   }
+}
+
+/** Both tiers over `database`, through a store opened for serving (as `posts-api` opens it). */
+export async function startTiersOn (database: TestDatabase): Promise<Tiers> {
+  const store = await openTestStore(database.location)
+  await store.checkSchema()
+  return await startTiers(store)
 }

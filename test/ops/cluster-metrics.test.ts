@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test'
 import { SETTINGS } from '../../src/config.js'
 import { VERSION_PATH } from '../../src/posts-version.js'
 import { CLI } from '../helpers/cli.js'
-import { openTestStore, sqliteServer, type TestDatabase } from '../helpers/databases.js'
+import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { parseMetrics, samplesOf, valueOf } from '../helpers/metrics-text.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -17,11 +17,7 @@ type LogLine = Record<string, unknown> & { msg?: string, worker?: number, tier?:
 
 let database: TestDatabase
 before(async () => {
-  database = await sqliteServer.create()
-  const writer = await openTestStore(database.location, { writable: true })
-  await writer.migrate()
-  await writer.seed()
-  await writer.close()
+  database = await createSeededSqlite()
 })
 after(async () => await database.drop())
 
