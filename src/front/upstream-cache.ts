@@ -15,7 +15,7 @@ import { AbandonedCallError, createCoalescer } from '../coalescer.js'
 import type { Config } from '../config.js'
 import { canonicalSearch, encodeCursor, nextCursorIn, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
 import { answerOutcome, failureOutcome, type UpstreamCacheObserver } from '../ops/front-metrics.js'
-import { POSTS_VERSION_HEADER, versionIn } from '../posts-version.js'
+import { POSTS_VERSION_HEADER, processOf, versionIn } from '../posts-version.js'
 import { PROBLEM_TYPE_BASE, ProblemError } from '../problems.js'
 import { createRepresentation, etagOf, type Representation } from '../representation.js'
 import { isStorableText } from '../slug.js'
@@ -25,6 +25,8 @@ export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'st
   upstream: UpstreamClient
   /** The metrics (src/ops/front-metrics.ts); undefined: none. */
   observer?: UpstreamCacheObserver
+  /** The clock (ms), for tests; Date.now by default. */
+  now?: () => number
 }
 
 /** An upstream body that passed its shape check, kept with the validator to revalidate it. */
@@ -108,8 +110,26 @@ const LIST_PATH = '/api/posts'
 const MAX_HELD_COPIES = 10_000
 /** A relayed problem detail longer than this is not relayed (an upstream we do not recognise). */
 const MAX_RELAYED_DETAIL = 500
+/**
+ * Behind one base URL, a balancer may spread calls over several post API processes, whose
+ * versions never match each other's: a version read would then cost a call and confirm nothing.
+ * Over each run of this many confirmations tried on an upstream, if at least MIXED_SHARE of its
+ * answers came from another process than the copy's label, version reads there pause for
+ * MIXED_PAUSE_MS (copies are revalidated by their ETag meanwhile). A restart changes the process
+ * once, and pauses nothing.
+ */
+const MIXED_WINDOW = 32
+const MIXED_SHARE = 0.5
+const MIXED_PAUSE_MS = 60_000
 
-export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer }: UpstreamCacheOptions): UpstreamCache {
+/** How the version reads of one upstream went lately (see MIXED_WINDOW). */
+interface ProcessMix {
+  tried: number
+  foreign: number
+  pausedUntil: number
+}
+
+export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now = Date.now }: UpstreamCacheOptions): UpstreamCache {
   const coalescer = createCoalescer<Shared>(observer?.joined)
   const copies = new LRUCache<string, HeldCopy>({
     max: MAX_HELD_COPIES,
@@ -119,6 +139,25 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
   })
   // One version read at a time per upstream, shared by every request that arrived before it started.
   const versionReads = createCoalescer<string | undefined>(observer?.joined)
+  const mixes = new Map<string, ProcessMix>()
+
+  /** Whether version reads on `from` are worth making now (not paused: see MIXED_WINDOW). */
+  function readsVersions (from: string): boolean {
+    const mix = mixes.get(from)
+    return mix === undefined || mix.pausedUntil <= now()
+  }
+
+  /** Counts one confirmation tried on `from`: whether its version came from the label's process. */
+  function countProcess (from: string, label: string, read: string): void {
+    let mix = mixes.get(from)
+    if (mix === undefined) mixes.set(from, mix = { tried: 0, foreign: 0, pausedUntil: 0 })
+    mix.tried++
+    if (processOf(read) !== processOf(label)) mix.foreign++
+    if (mix.tried < MIXED_WINDOW) return
+    if (mix.foreign >= MIXED_SHARE * mix.tried) mix.pausedUntil = now() + MIXED_PAUSE_MS
+    mix.tried = 0
+    mix.foreign = 0
+  }
 
   /** Checks a whole upstream body once (SPEC's 502 when its shape is wrong) and holds it if it has a validator. */
   function check (path: string, response: UpstreamResponse, expected: Expected, version: VersionLabel | undefined): CheckedBody {
@@ -136,7 +175,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     const body = { representation: createRepresentation(response.body, etag), empty: Array.isArray(value) && value.length === 0, ...(next === undefined ? {} : { next }) }
     // Only a body with a validator can be revalidated; the others are used once.
     if (upstreamEtag === undefined) copies.delete(path)
-    else copies.set(path, { kind: 'body', ...body, upstreamEtag, validatedAt: Date.now(), version })
+    else copies.set(path, { kind: 'body', ...body, upstreamEtag, validatedAt: now(), version })
     return body
   }
 
@@ -170,9 +209,10 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
    */
   async function confirmedByVersion (copy: HeldCopy & { version: VersionLabel }, requestId: string, wanted?: () => boolean): Promise<boolean> {
     const { upstream: from, value } = copy.version
-    const now = await versionReads.run(from, async () => await readVersion(from, requestId), wanted)
-    if (now !== value) return false
-    copy.validatedAt = Date.now()
+    const read = await versionReads.run(from, async () => await readVersion(from, requestId), wanted)
+    if (read !== undefined) countProcess(from, value, read)
+    if (read !== value) return false
+    copy.validatedAt = now()
     return true
   }
 
@@ -211,7 +251,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     const value = versionIn(response.headers[POSTS_VERSION_HEADER])
     const version = value === undefined ? undefined : { upstream: response.upstream, value }
     if (response.status === 304 && copy !== undefined) {
-      copy.validatedAt = Date.now()
+      copy.validatedAt = now()
       copy.version = version
       return { kind: 'body', body: copy, confirmed: true }
     }
@@ -229,7 +269,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     if (response.status === 200) return { kind: 'body', body: check(path, response, expected, version) }
     if (response.status === 404 && !list) {
       if (version === undefined) copies.delete(path)
-      else copies.set(path, { kind: 'absent', validatedAt: Date.now(), version })
+      else copies.set(path, { kind: 'absent', validatedAt: now(), version })
       return { kind: 'absent' }
     }
     if (response.status === 400 && expected.queried) {
@@ -247,7 +287,8 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
   async function fetch (path: string, expected: Expected, requestId: string, wanted?: () => boolean): Promise<Fetched & { stale?: Stale }> {
     try {
       const copy = copies.get(path)
-      if (copy?.version !== undefined && await confirmedByVersion(copy as HeldCopy & { version: VersionLabel }, requestId, wanted)) {
+      if (copy?.version !== undefined && readsVersions(copy.version.upstream) &&
+        await confirmedByVersion(copy as HeldCopy & { version: VersionLabel }, requestId, wanted)) {
         if (copy.kind === 'absent') return copy
         observer?.served('hit')
         return { kind: 'body', body: copy }
@@ -267,7 +308,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     } catch (err) {
       const held = staleIfErrorS > 0 && err instanceof ProblemError && err.status >= 502 ? copies.get(path) : undefined
       const copy = held?.kind === 'body' ? held : undefined
-      if (copy === undefined || Date.now() - copy.validatedAt > staleIfErrorS * 1000) throw err
+      if (copy === undefined || now() - copy.validatedAt > staleIfErrorS * 1000) throw err
       observer?.served('stale')
       return { kind: 'body', body: copy, stale: { status: (err as ProblemError).status } }
     }

@@ -24,9 +24,9 @@ function scriptedUpstream (): { client: UpstreamClient, calls: () => number, ans
 const UPSTREAM = 'http://127.0.0.1:1/'
 const streamed = (): UpstreamResponse => ({ status: 200, headers: {}, body: Buffer.alloc(0), stream: Readable.from([Buffer.from(LIST)]), upstream: UPSTREAM })
 
-function cacheOver (client: UpstreamClient): ReturnType<typeof createUpstreamCache> {
+function cacheOver (client: UpstreamClient, now?: () => number): ReturnType<typeof createUpstreamCache> {
   const config = testConfig()
-  return createUpstreamCache({ upstream: client, cacheMaxBytes: config.cacheMaxBytes, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 10 })
+  return createUpstreamCache({ upstream: client, cacheMaxBytes: config.cacheMaxBytes, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 10, now })
 }
 
 const tick = (): Promise<void> => new Promise(setImmediate)
@@ -226,4 +226,41 @@ test('an answer without a version is revalidated by a regular call on every requ
   for (let i = 0; i < 3; i++) assert.equal(bodyOf(await cache.post('a', {}, `r${i}`)), post('a'))
   assert.equal(upstream.state.gets.length, 3)
   assert.equal(upstream.reads(), 0)
+})
+
+test('behind a balancer mixing post API processes, version reads pause for a minute and copies are revalidated by their ETag', async () => {
+  const upstream = versionedUpstream(new Map([['a', post('a')]]))
+  let clock = 0
+  let reads = 0
+  // Two processes behind one base URL, answering in turn: their versions never match.
+  const client: UpstreamClient = {
+    ...upstream.client,
+    get: async (path, options) => {
+      upstream.state.current = upstream.state.gets.length % 2 === 0 ? 'p1.1' : 'p2.1'
+      return await upstream.client.get(path, options)
+    },
+    version: async () => ({ status: 200, version: ++reads % 2 === 0 ? 'p1.1' : 'p2.1' })
+  }
+  const cache = cacheOver(client, () => clock)
+  for (let i = 0; i < 40; i++) assert.equal(bodyOf(await cache.post('a', {}, `r${i}`)), post('a'))
+  // Each request read a version (always another process's than the label) and made a GET, until
+  // 32 of them showed the mix: from then on, a GET each and no version read.
+  assert.equal(reads, 32)
+  assert.equal(upstream.state.gets.length, 40)
+  clock += 60_000
+  await cache.post('a', {}, 'later')
+  assert.equal(reads, 33, 'tried again after the pause')
+})
+
+test('a post API restarted (another process, once) does not pause version reads', async () => {
+  const upstream = versionedUpstream(new Map([['a', post('a')]]))
+  let reads = 0
+  const client: UpstreamClient = { ...upstream.client, version: async () => ({ status: 200, version: upstream.state.current }) }
+  const counted: UpstreamClient = { ...client, version: async (from, id) => { reads++; return await client.version(from, id) } }
+  const cache = cacheOver(counted)
+  await cache.post('a', {}, 'warm')
+  upstream.state.current = 'p9.1'
+  for (let i = 0; i < 40; i++) await cache.post('a', {}, `r${i}`)
+  assert.equal(reads, 40, 'every request confirmed its copy by a version read')
+  assert.equal(upstream.state.gets.length, 2, 'one GET to relabel the copy after the restart')
 })
