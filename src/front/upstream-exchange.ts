@@ -159,10 +159,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.reject(err)
   }
 
-  /** The deadline no longer applies: the answer is handed over, or failed. */
+  /**
+   * This exchange is over for the deadline: the answer is handed over, or failed. The deadline
+   * itself runs on, for a retry of the same call; the call releases it.
+   */
   #settle (): void {
     this.#settled = true
-    this.deadline.release()
+    this.deadline.watch(undefined)
   }
 
   /** From now on the body flows to a stream, with back-pressure; its reader going away aborts the exchange. */

@@ -130,6 +130,16 @@ test('a retry that breaks too is the 502: one retry only', async (t) => {
   assert.equal(freshUsed(), 1)
 })
 
+test('the whole-call budget covers the retry too: a retry that does not answer in time is the 504', async (t) => {
+  const agent = mockAgent()
+  agent.get(ORIGIN).intercept({ path: '/api/posts' }).replyWithError(coded('ECONNRESET'))
+  const fresh = mockAgent()
+  fresh.get(ORIGIN).intercept({ path: '/api/posts' }).reply(200, '[]').delay(3000)
+  const { client, freshUsed } = clientOver(t, agent, { fresh: [fresh], timeoutMs: 600 })
+  await rejectsWith(client.get('/api/posts', call), 'upstream-timeout')
+  assert.equal(freshUsed(), 1)
+})
+
 test('a body handed over as a stream outlives the whole-call budget (over a real socket)', async () => {
   const chunks = Array.from({ length: 6 }, (_, i) => `${i}`.repeat(200))
   const upstream = await startFakeUpstream((_req, res) => {
