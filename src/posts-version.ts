@@ -14,7 +14,7 @@ export const POSTS_VERSION_HEADER = 'posts-version'
 export const VERSION_PATH = '/api/posts/version'
 
 /** What a version looks like (a token68-like value, short): anything else is ignored. */
-const VERSION = /^[\w.~-]{1,128}$/
+export const VERSION_PATTERN = /^[\w.~-]{1,128}$/
 
 /** The post API process a version of ours comes from: what comes before its first dot. */
 export function processOf (version: string): string {
@@ -24,5 +24,5 @@ export function processOf (version: string): string {
 
 /** The version in a header value, or undefined when there is none or it is not one. */
 export function versionIn (header: string | string[] | undefined): string | undefined {
-  return typeof header === 'string' && VERSION.test(header) ? header : undefined
+  return typeof header === 'string' && VERSION_PATTERN.test(header) ? header : undefined
 }

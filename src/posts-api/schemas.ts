@@ -3,7 +3,7 @@
 // (src/route-schemas.ts).
 import { problemResponses } from '../problem-schema.js'
 import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../route-schemas.js'
-import { VERSION_PATH } from '../posts-version.js'
+import { VERSION_PATH, VERSION_PATTERN } from '../posts-version.js'
 import { SLUG_MAX_LENGTH } from '../slug.js'
 
 export const POSTS_API_DOCS = {
@@ -15,7 +15,7 @@ export const POSTS_API_DOCS = {
 /** Sent on every answer of the post routes when the store tracks changes (src/posts-version.ts). */
 const POSTS_VERSION = {
   type: 'string',
-  pattern: '^[\\w.~-]{1,128}$',
+  pattern: VERSION_PATTERN.source,
   description: `The version of the posts this answer was read under: equal to what ${VERSION_PATH} answers later only if nothing ` +
     'was committed to `posts` in between. Opaque, and only comparable between answers of the same post API process. ' +
     'Absent when the store does not track changes (MySQL/MariaDB).'
