@@ -19,10 +19,14 @@ export interface Refusals {
   refuseConnect: (req: IncomingMessage, socket: Socket) => void
   /** Fastify's `clientErrorHandler`. */
   onClientError: (err: ParserError, socket: Socket) => void
+  /** A head still arriving is over the limit as written (the head meter): the parser's 431. */
+  refuseOverflow: (socket: Socket) => void
 }
 
 /** A request line whose method is a token Node's parser does not know: 405, not a malformed request. */
 const TOKEN_METHOD_LINE = /^[!#$%&'*+.^`|~\w-]+ [^\s]+ HTTP\/\d\.\d\r?$/
+/** What Node's parser raises for a head over its limit; the head meter raises it too. */
+const HEAD_OVERFLOW: ParserError = Object.assign(new Error('Header overflow'), { code: 'HPE_HEADER_OVERFLOW' })
 /** Longest URL written in a log line. */
 const LOGGED_URL_LENGTH = 512
 
@@ -92,7 +96,26 @@ export function createRefusals ({ logger, cors }: { logger: Logger, cors: Cors |
     return Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), body])
   }
 
+  function onClientError (err: ParserError, socket: Socket): void {
+    // Not a refusal: the client went away (or broke the connection) mid-request.
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    // An answer closing the connection is decided already (the parser found the error in
+    // bytes after it), or this socket's error was answered: nothing more is said.
+    if (isClosing(socket)) return
+    markClosing(socket)
+    const [kind, detail] = refusalOfParserError(err)
+    const id = randomUUID()
+    writeWhenIdle(socket, rawAnswer(kind, detail, id, undefined))
+    logger.info({ reqId: id, status: PROBLEMS[kind].status, parserError: err.code }, 'request')
+  }
+
   return {
+    onClientError,
+    refuseOverflow: (socket) => onClientError(HEAD_OVERFLOW, socket),
+
     refuse (req, res, [kind, detail]) {
       markClosing(req.socket)
       const id = requestId(req.headers)
@@ -109,22 +132,6 @@ export function createRefusals ({ logger, cors }: { logger: Logger, cors: Cors |
       const id = requestId(req.headers)
       writeWhenIdle(socket, rawAnswer('method-not-allowed', 'CONNECT is not allowed here; use GET or HEAD.', id, req.headers.origin))
       logger.info({ reqId: id, method: req.method, url: req.url?.slice(0, LOGGED_URL_LENGTH), status: 405 }, 'request')
-    },
-
-    onClientError (err, socket) {
-      // Not a refusal: the client went away (or broke the connection) mid-request.
-      if (err.code === 'ECONNRESET' || !socket.writable) {
-        socket.destroy()
-        return
-      }
-      // An answer closing the connection is decided already (the parser found the error in
-      // bytes after it), or this socket's error was answered: nothing more is said.
-      if (isClosing(socket)) return
-      markClosing(socket)
-      const [kind, detail] = refusalOfParserError(err)
-      const id = randomUUID()
-      writeWhenIdle(socket, rawAnswer(kind, detail, id, undefined))
-      logger.info({ reqId: id, status: PROBLEMS[kind].status, parserError: err.code }, 'request')
     }
   }
 }

@@ -126,12 +126,16 @@ export interface RawSession {
   bytes: Buffer
 }
 
+/** Pause between the pieces of a session's bytes, so that the server most likely reads each apart. */
+const PIECE_PAUSE_MS = 20
+
 /**
- * Writes `bytes` at once (any number of pipelined requests, well-formed or not) and parses every
- * response the server writes until it closes the connection; rejects if it has not closed within
- * `timeoutMs`. `heads[i]`: the i-th response answers a HEAD (so it has no body).
+ * Writes `bytes` (any number of pipelined requests, well-formed or not), at once or, given
+ * pieces, one piece at a time with a pause between them, and parses every response the server
+ * writes until it closes the connection; rejects if it has not closed within `timeoutMs`.
+ * `heads[i]`: the i-th response answers a HEAD (so it has no body).
  */
-export async function rawSession (port: number, bytes: string | Buffer, { heads = [], timeoutMs = 5000 }: { heads?: readonly boolean[], timeoutMs?: number } = {}): Promise<RawSession> {
+export async function rawSession (port: number, bytes: string | Buffer | ReadonlyArray<string | Buffer>, { heads = [], timeoutMs = 5000 }: { heads?: readonly boolean[], timeoutMs?: number } = {}): Promise<RawSession> {
   return await new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
     const chunks: Buffer[] = []
@@ -139,7 +143,14 @@ export async function rawSession (port: number, bytes: string | Buffer, { heads 
       const received = Buffer.concat(chunks).toString('latin1', 0, 2000)
       socket.destroy(new Error(`the server did not close within ${timeoutMs} ms; received ${JSON.stringify(received)}`))
     })
-    socket.on('connect', () => socket.write(bytes))
+    const pieces = typeof bytes === 'string' || Buffer.isBuffer(bytes) ? [bytes] : [...bytes]
+    const writeNext = (): void => {
+      const piece = pieces.shift()
+      if (piece === undefined || socket.destroyed) return
+      socket.write(piece, () => { if (pieces.length > 0) setTimeout(writeNext, PIECE_PAUSE_MS) })
+    }
+    socket.setNoDelay(true)
+    socket.on('connect', writeNext)
     socket.on('data', (chunk: Buffer) => chunks.push(chunk))
     // A reset after the server answered and closed (it may not read all we sent) still leaves the answer.
     let failure: Error | undefined
