@@ -7,6 +7,7 @@ import { compileErrors, validate } from '@readme/openapi-parser'
 import type { FastifyInstance } from 'fastify'
 import { buildPostsApp } from '../src/posts-api/app.js'
 import { ANY_ROUTE_PROBLEMS } from '../src/problem-schema.js'
+import { KEYED_LIST_PATH } from '../src/keyed-list.js'
 import { VERSION_PATH } from '../src/posts-version.js'
 import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../src/problems.js'
 import type { PostStore } from '../src/store/store.js'
@@ -80,7 +81,7 @@ describe('OpenAPI documents', () => {
   })
 
   test('every route, GET only (HEAD is GET without its body), with its parameters and request headers', () => {
-    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', []], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH]]] as const) {
+    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', []], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH]]] as const) {
       // And the probes (src/ops/operational-schemas.ts; /metrics too where the tier has metrics).
       assert.deepEqual(Object.keys(document.paths).sort(), [list, item, ...others, '/healthz', '/readyz'].sort())
       assert.deepEqual([document.paths['/healthz']?.get?.operationId, document.paths['/readyz']?.get?.operationId], ['health', 'readiness'])
@@ -95,6 +96,8 @@ describe('OpenAPI documents', () => {
     }
     assert.deepEqual(Object.keys(postsDocument.paths[VERSION_PATH] ?? {}), ['get'])
     assert.equal(postsDocument.paths[VERSION_PATH]?.get?.operationId, 'getPostsVersion')
+    assert.deepEqual(Object.keys(postsDocument.paths[KEYED_LIST_PATH] ?? {}), ['get'])
+    assert.equal(postsDocument.paths[KEYED_LIST_PATH]?.get?.operationId, 'getKeyedList')
   })
 
   test('the slug parameter says what each tier accepts: the front its SLUG_PATTERN, anchored', async () => {
@@ -129,6 +132,7 @@ describe('OpenAPI documents', () => {
       ['GET /api/posts', exactly(['invalid-query', 'store-unavailable'])],
       ['GET /api/post/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])],
       ['GET /api/posts/version', exactly(['store-unavailable'])],
+      ['GET /api/posts/keyed', exactly(['invalid-query', 'store-unavailable'])],
       ...probes
     ])
     assert.deepEqual(front.byOperation, expected.front)

@@ -93,6 +93,7 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     readChangeToken: () => store.tracksChanges ? timed('token', store.readChangeToken()) : store.readChangeToken(),
     findPostBySlug: (slug, query) => timed('post', store.findPostBySlug(slug, query)),
     streamPosts: (query) => timedRows('list', () => store.streamPosts(query)),
+    streamKeyedPosts: (query) => timedRows('list', () => store.streamKeyedPosts(query)),
     readPage: (query) => timed('page', store.readPage(query)),
     checkQuery: (query) => store.checkQuery(query),
     probe: () => timed('probe', store.probe()),

@@ -7,6 +7,7 @@ import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
 import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http-base.js'
+import { KEYED_LIST_CONTENT_TYPE, KEYED_LIST_PATH, shapeOf } from '../keyed-list.js'
 import { invalidQuery, nextLink, parseListQuery, parsePostQuery } from '../list-query.js'
 import { createStoreReadiness } from '../ops/store-readiness.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
@@ -41,7 +42,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, KEYED_LIST_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
@@ -103,12 +104,26 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
       .send(JSON.stringify({ version: version ?? null }))
   }
 
+  /**
+   * The keyed list of a shape (src/keyed-list.ts), labelled with the version read before it, so
+   * that the label is never newer than the data. Never cached by anyone: a front reads it once per
+   * version.
+   */
+  async function keyedList (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const shape = shapeOf(parseListQuery(request.url))
+    const version = await read(() => bodies.version())
+    labelVersion(reply, version)
+    const stream = await read(() => bodies.streamKeyed(shape))
+    return await reply.header('cache-control', 'no-store').header('content-type', KEYED_LIST_CONTENT_TYPE).send(stream)
+  }
+
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
   app.register(async (api) => {
     api.get('/api/posts', { schema: POSTS_ROUTE_SCHEMAS.list }, listPosts)
     api.get('/api/post/:slug', { schema: POSTS_ROUTE_SCHEMAS.post }, getPost)
     api.get(VERSION_PATH, { schema: POSTS_ROUTE_SCHEMAS.version }, currentVersion)
+    api.get(KEYED_LIST_PATH, { schema: POSTS_ROUTE_SCHEMAS.keyed }, keyedList)
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

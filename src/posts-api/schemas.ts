@@ -3,6 +3,7 @@
 // (src/route-schemas.ts).
 import { problemResponses } from '../problem-schema.js'
 import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../route-schemas.js'
+import { KEYED_LIST_CONTENT_TYPE } from '../keyed-list.js'
 import { VERSION_PATH, VERSION_PATTERN } from '../posts-version.js'
 import { SLUG_MAX_LENGTH } from '../slug.js'
 
@@ -83,6 +84,24 @@ export const POSTS_ROUTE_SCHEMAS = {
         }
       },
       ...problemResponses(['store-unavailable'])
+    }
+  },
+  keyed: {
+    operationId: 'getKeyedList',
+    summary: 'Every post of a list shape, each after its cursor',
+    description: 'The list of `fields` and `tag` (the other parameters are ignored), in list order, one line per post: its cursor (what ' +
+      '`after` takes to resume after it), a space, the post as the list serves it, a line feed. A front holds it to answer any page of ' +
+      'that shape from memory, confirmed by the version it is labelled with. Streamed, never cached.',
+    tags: ['posts'],
+    querystring: { type: 'object', properties: { fields: LIST_QUERY.properties.fields, tag: LIST_QUERY.properties.tag } },
+    headers: { type: 'object', properties: { 'X-Request-Id': headerSchemas.requestId } },
+    response: {
+      200: {
+        description: 'The posts, a line each (none: an empty body).',
+        headers: { 'X-Request-Id': headerSchemas.requestIdEcho, 'Cache-Control': { type: 'string', const: 'no-store' }, 'Posts-Version': POSTS_VERSION },
+        content: { [KEYED_LIST_CONTENT_TYPE.split(';')[0] as string]: { schema: { type: 'string' } } }
+      },
+      ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   }
 } as const

@@ -6,7 +6,7 @@ import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normali
 import { SAMPLE_POSTS } from './sample-posts.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
-  type ColumnInfo, type Dialect, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
+  type ColumnInfo, type Dialect, type KeyedPost, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
 } from './store.js'
 import { upsertPosts } from './upsert-posts.js'
 
@@ -144,10 +144,21 @@ export class KyselyPostStore implements PostStore {
   }
 
   async * streamPosts (query: ListQuery = {}): AsyncIterable<Post> {
+    for await (const row of this.#streamRows(query, false)) yield this.#normalise(row)
+  }
+
+  async * streamKeyedPosts (query: ListQuery = {}): AsyncIterable<KeyedPost> {
+    for await (const row of this.#streamRows(query, true)) {
+      const key = this.#sortKeyOf(row)
+      yield { key, post: this.#normalise(withoutSortKey(row)) }
+    }
+  }
+
+  async * #streamRows (query: ListQuery, sortKeys: boolean): AsyncIterable<Record<string, unknown>> {
     this.checkQuery(query)
     try {
       for (const range of this.#ranges(query.after)) {
-        for await (const row of this.#spec.streamRows(this.#listQuery(query, range, false).compile())) yield this.#normalise(row)
+        yield * this.#spec.streamRows(this.#listQuery(query, range, sortKeys).compile())
       }
     } catch (err) {
       throw this.#classify(err, 'failed while streaming', query.after)

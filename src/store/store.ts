@@ -23,6 +23,12 @@ export interface ColumnInfo {
 /** A list query with its page size. */
 export type PageQuery = ListQuery & { readonly limit: number }
 
+/** A post of the list and its sort key. */
+export interface KeyedPost {
+  key: SortKey
+  post: Post
+}
+
 export interface Page {
   /** At most `limit` posts, in list order. */
   posts: Post[]
@@ -44,6 +50,8 @@ export interface PostStore {
    * that no list is too large to serve.
    */
   streamPosts (query?: ListQuery): AsyncIterable<Post>
+  /** The same list, each post with its sort key: what a cursor after it carries. */
+  streamKeyedPosts (query?: ListQuery): AsyncIterable<KeyedPost>
   /** One page: at most `limit` posts of the list in the same order, read whole. */
   readPage (query: PageQuery): Promise<Page>
   /**

@@ -18,6 +18,10 @@ export function createCountingStore (posts: readonly Post[]): CountingStore {
       reads++
       yield * posts
     },
+    async * streamKeyedPosts () {
+      reads++
+      for (const post of posts) yield { key: { slug: post.slug }, post }
+    },
     async readPage ({ limit, after }) {
       reads++
       // In list order already: a page starts after the cursor's slug.

@@ -123,6 +123,34 @@ export function describeListQueryContract (name: string, server: TestServer, fix
       })
     })
 
+    test('the keyed list: every post of a shape after the cursor its page link gives, the same bytes as the list, labelled', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        for (const shape of ['', '&fields=title,published_at', '&tag=t1']) {
+          const whole = await get(tiers.posts.url, `/api/posts?x=1${shape}`)
+          const keyed = await get(tiers.posts.url, `/api/posts/keyed?limit=2${shape}`)
+          assert.equal(keyed.status, 200)
+          assert.equal(keyed.headers['content-type'], 'text/plain; charset=utf-8')
+          assert.equal(keyed.headers['cache-control'], 'no-store')
+          // Labelled as every answer is, when the store tracks changes.
+          const { version } = (await get(tiers.posts.url, '/api/posts/version')).json() as { version: string | null }
+          assert.equal(keyed.headers['posts-version'], version ?? undefined)
+          const lines = keyed.text.split('\n')
+          assert.equal(lines.pop(), '', 'each line ends with a line feed')
+          // Each post as the list serves it, in its order…
+          assert.equal(`[${lines.map((line) => line.slice(line.indexOf(' ') + 1)).join(',')}]`, whole.text, shape)
+          // …after the cursor the post API's own page link gives for it.
+          const slugs = slugsOf(whole)
+          for (const [i, line] of lines.entries()) {
+            if (i === lines.length - 1) break
+            const page = await get(tiers.posts.url, `/api/posts?limit=${i + 1}${shape}`)
+            assert.equal(nextTarget(page, ROUTES.posts, i + 1)?.match(/after=([^&]*)/)?.[1], line.slice(0, line.indexOf(' ')), `${shape}, after ${slugs[i] ?? ''}`)
+          }
+        }
+        const unknown = await get(tiers.posts.url, '/api/posts/keyed?fields=nope')
+        assert.equal(unknown.status, 400)
+      })
+    })
+
     test('a post inserted at the head, or the cursor\'s own post deleted, neither repeats nor shifts the next page', async () => {
       await withDefaultTable(DATED, async (tiers) => {
         const whole = slugsOf(await get(tiers.posts.url, '/api/posts'))
