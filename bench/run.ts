@@ -173,6 +173,26 @@ async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: num
  * Warm-up on each, then rounds alternating baseline and service, so that whatever else the
  * machine does in the meantime weighs on both alike.
  */
+/** Longest wait for the front to fetch the keyed list of the page scenario's shape. */
+const PRIMING_TIMEOUT_MS = 60_000
+
+/**
+ * Brings the front to its steady state for `page`: pages one at a time until it has fetched the
+ * shape's keyed list (the post API's metrics count it), which it does after 256 page calls, then
+ * a second for it to index the list. A service that has served pages for a while is there; how
+ * long it takes under full load is in the README (Performance), not in these figures.
+ */
+async function primePages (front: string, postsApi: string, sequence: RequestSequence): Promise<void> {
+  const keyedAnswered = async (): Promise<boolean> =>
+    /route="\/api\/posts\/keyed",method="GET",status="200"\} [1-9]/.test((await getBody(postsApi, '/metrics')).body.toString())
+  const started = Date.now()
+  for (let i = 0; !await keyedAnswered(); i++) {
+    if (Date.now() - started > PRIMING_TIMEOUT_MS) throw new Error('the front never fetched the keyed list of the page scenario')
+    for (let n = 0; n < 50; n++) await getBody(front, sequence[(i * 50 + n) % sequence.length]?.path ?? PAGE_PATH)
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+}
+
 async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
   const { expectedStatus, largeBodies = false } = SCENARIOS[name]
   const result: LoadResult = { kind: 'load', store, scenario: name, posts, generator: load.name, figures: {}, checks: {} }
@@ -186,6 +206,7 @@ async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers,
       return result
     }
     const sequence = requestSequence(name, slugs, etags, cursors)
+    if (name === 'page' && target === 'service') await primePages(origin, tiers.postsApi.origin, sequence)
     if (options.warmupS > 0) await load.run(origin, sequence, { ...runOptions, durationS: options.warmupS })
     runs.push({ target, origin, sequence, results: [], usage: emptyUsage() })
   }

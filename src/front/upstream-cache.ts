@@ -6,19 +6,23 @@
 // for the same path. A new body's shape is checked once, when it arrives; a post the upstream says
 // does not exist is held too when a version labels that answer. When the upstream fails and
 // stale-if-error is on, a recent enough copy is served instead, flagged. Each distinct query
-// (path plus its parameters in canonical order) is its own copy.
+// (path plus its parameters in canonical order) is its own copy. Pages of a list shape that
+// clients page through often are answered from that shape's keyed list (page-index.ts).
 import type { Readable } from 'node:stream'
+import { buffer } from 'node:stream/consumers'
 import { LRUCache } from 'lru-cache'
 import sjson from 'secure-json-parse'
 import type { BodyLimits } from '../body-limits.js'
 import { AbandonedCallError, createCoalescer } from '../coalescer.js'
 import type { Config } from '../config.js'
+import { keyedListPath, shapeOf } from '../keyed-list.js'
 import { canonicalSearch, encodeCursor, nextCursorIn, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
 import { answerOutcome, failureOutcome, type UpstreamCacheObserver } from '../ops/front-metrics.js'
 import { POSTS_VERSION_HEADER, processOf, versionIn } from '../posts-version.js'
 import { PROBLEM_TYPE_BASE, ProblemError } from '../problems.js'
 import { createRepresentation, etagOf, type Representation } from '../representation.js'
 import { isStorableText } from '../slug.js'
+import { buildPageIndex, type PageIndex } from './page-index.js'
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js'
 
 export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, BodyLimits {
@@ -122,6 +126,23 @@ const MIXED_WINDOW = 32
 const MIXED_SHARE = 0.5
 const MIXED_PAUSE_MS = 60_000
 
+/**
+ * Pages of one list shape sent upstream before the front fetches its keyed list (page-index.ts):
+ * fetching and indexing it costs about as much as this many page calls.
+ */
+const INDEX_AFTER_CALLS = 256
+/** Keyed lists held at most, and the most bytes one may have (100,000 posts of three short fields take about 14 MB). */
+const MAX_PAGE_INDEXES = 4
+const MAX_KEYED_LIST_BYTES = 32 * 1024 * 1024
+/** Shapes whose page calls are counted: clients choose shapes, so the oldest are forgotten. */
+const MAX_COUNTED_SHAPES = 64
+
+/** A keyed list held, confirmed by its version as a copy is. */
+interface HeldIndex extends Confirmation {
+  pages: PageIndex
+  version: VersionLabel
+}
+
 /** How the version reads of one upstream went lately (see MIXED_WINDOW). */
 interface ProcessMix {
   tried: number
@@ -140,6 +161,9 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
   // One version read at a time per upstream, shared by every request that arrived before it started.
   const versionReads = createCoalescer<string | undefined>(observer?.joined)
   const mixes = new Map<string, ProcessMix>()
+  const pageIndexes = new LRUCache<string, HeldIndex>({ max: MAX_PAGE_INDEXES })
+  const pageCalls = new LRUCache<string, number>({ max: MAX_COUNTED_SHAPES })
+  const indexing = new Set<string>()
 
   /** Whether version reads on `from` are worth making now (not paused: see MIXED_WINDOW). */
   function readsVersions (from: string): boolean {
@@ -207,7 +231,7 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
    * a read that started after this request arrived (shared with every request that arrived
    * meanwhile). False when the version moved or cannot be read; the copy must be revalidated.
    */
-  async function confirmedByVersion (copy: HeldCopy & { version: VersionLabel }, requestId: string, wanted?: () => boolean): Promise<boolean> {
+  async function confirmedByVersion (copy: Confirmation & { version: VersionLabel }, requestId: string, wanted?: () => boolean): Promise<boolean> {
     const { upstream: from, value } = copy.version
     const read = await versionReads.run(from, async () => await readVersion(from, requestId), wanted)
     if (read !== undefined) countProcess(from, value, read)
@@ -314,9 +338,71 @@ export function createUpstreamCache ({ upstream, cacheMaxBytes, staleIfErrorS, m
     }
   }
 
+  /**
+   * The page of `query` from its shape's keyed list, when one is held and its version is still
+   * current; undefined otherwise (the page goes upstream, and is counted towards fetching one).
+   */
+  async function indexedPage (query: ListQuery & { limit: number }, requestId: string, wanted?: () => boolean): Promise<ListOutcome | undefined> {
+    const path = keyedListPath(shapeOf(query))
+    const held = pageIndexes.get(path)
+    if (held === undefined) {
+      const calls = (pageCalls.get(path) ?? 0) + 1
+      pageCalls.set(path, calls)
+      // In the background: fetchPageIndex never rejects.
+      if (calls >= INDEX_AFTER_CALLS && !indexing.has(path)) fetchPageIndex(path, requestId).catch(() => {})
+      return undefined
+    }
+    if (!readsVersions(held.version.upstream)) return undefined
+    if (!await confirmedByVersion(held, requestId, wanted)) {
+      // The posts changed: a new keyed list is fetched once pages have gone upstream again.
+      if (pageIndexes.get(path) === held) pageIndexes.delete(path)
+      return undefined
+    }
+    const page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
+    if (page === undefined) return undefined
+    observer?.served('hit')
+    return { kind: 'body', body: page }
+  }
+
+  /**
+   * Fetches and indexes the keyed list at `path`, in the background: pages keep going upstream
+   * meanwhile. Without a posts version (an upstream that sends none, or has no keyed lists) nothing
+   * could confirm it, and it is not held.
+   */
+  async function fetchPageIndex (path: string, requestId: string): Promise<void> {
+    indexing.add(path)
+    pageCalls.delete(path)
+    try {
+      // As a stream, so that only silence bounds it, not a request's budget: a post API flooded
+      // with page calls takes seconds to send 100,000 posts, and failing here would count
+      // against it as an upstream failure.
+      const response = await timed(async (answered) => {
+        const answer = await upstream.get(path, { requestId, maxBytes: MAX_KEYED_LIST_BYTES, streamAbove: 0 })
+        answered.status = answer.status
+        return answer
+      })
+      const value = versionIn(response.headers[POSTS_VERSION_HEADER])
+      if (response.status !== 200 || value === undefined) {
+        response.stream?.destroy()
+        return
+      }
+      const pages = await buildPageIndex(response.stream === undefined ? response.body : await buffer(response.stream))
+      if (pages !== undefined) pageIndexes.set(path, { pages, version: { upstream: response.upstream, value }, validatedAt: now() })
+    } catch {
+      // The upstream failed, or the list is too large to hold: pages are answered upstream.
+    } finally {
+      indexing.delete(path)
+    }
+  }
+
   return {
     held: () => ({ copies: copies.size, bytes: copies.calculatedSize }),
     async list (query, requestId, wanted) {
+      const { limit } = query
+      if (limit !== undefined) {
+        const page = await indexedPage({ ...query, limit }, requestId, wanted)
+        if (page !== undefined) return page
+      }
       // Canonical: the same query in any spelling is one copy and one coalesced call.
       const search = canonicalSearch(query)
       const fetched = await fetch(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '' }, requestId, wanted)
