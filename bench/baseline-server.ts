@@ -5,10 +5,10 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http'
 import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
-import { SECURITY_HEADERS } from '../src/http-base.js'
-import { encodeCursor, parseListQuery, type ListQuery } from '../src/list-query.js'
-import { etagOf } from '../src/representation.js'
-import { createSlugValidator } from '../src/slug.js'
+import { SECURITY_HEADERS } from '../src/http/app.js'
+import { encodeCursor, parseListQuery, type ListQuery } from '../src/contract/list-query.js'
+import { etagOf } from '../src/http/representation.js'
+import { createSlugValidator } from '../src/contract/slug.js'
 import { PAGE_FIELDS } from './scenarios.js'
 
 interface Entity {

@@ -5,10 +5,10 @@ import { writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
 import { pino } from 'pino'
-import { BODY_LIMITS } from '../src/body-limits.js'
+import { BODY_LIMITS } from '../src/contract/body-limits.js'
 import { loadConfig } from '../src/config.js'
 import { buildFrontApp } from '../src/front/app.js'
-import type { UpstreamClient } from '../src/front/upstream-client.js'
+import type { UpstreamClient } from '../src/front/upstream/client.js'
 
 export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../src/client/schema.ts', import.meta.url))
 

@@ -8,10 +8,10 @@ import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { pino, type Logger } from 'pino'
 import { ConfigError, describeStore, flagName, loadConfig, SETTINGS, type Config, type SettingName } from './config.js'
-import { reportStartFailure, WorkerStartError, workerId } from './cluster.js'
-import { createLogOutput } from './log-output.js'
+import { reportStartFailure, WorkerStartError, workerId } from './process/cluster.js'
+import { createLogOutput } from './process/log-output.js'
 import { runImport } from './import/import-command.js'
-import { serve, storeOptions } from './lifecycle.js'
+import { serve, storeOptions } from './process/lifecycle.js'
 import { openStore } from './store/open-store.js'
 
 const COMMANDS = {

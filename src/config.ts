@@ -2,7 +2,7 @@
 // (`BLOG_PORT` ↔ `--blog-port`). A bad value stops start-up with one line naming the setting.
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
-import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './slug.js'
+import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 
 export type StoreLocation =
   | { dialect: 'sqlite', filename: string }

@@ -1,23 +1,23 @@
 // The public front API: validates, asks the upstream post API through its cache, and answers
 // (SPEC part A, and the failure mapping of "Errors"). The routes only: how bodies are fetched,
-// revalidated and checked is upstream-cache.ts; the calls themselves, upstream-client.ts.
+// revalidated and checked is cache/upstream-cache.ts; the calls themselves, upstream/client.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
-import type { BodyLimits } from '../body-limits.js'
+import { API_DOCS_ROUTES, registerApiDocs } from '../http/docs/api-docs.js'
+import type { BodyLimits } from '../contract/body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
-import { answerable, buildHttpApp, sendProblem } from '../http-base.js'
-import { nextLink, parseListQuery, parsePostQuery, type ListQuery, type SortKey } from '../list-query.js'
+import { answerable, buildHttpApp, sendProblem } from '../http/app.js'
+import { nextLink, parseListQuery, parsePostQuery, type ListQuery, type SortKey } from '../contract/list-query.js'
 import { createFrontMetrics } from '../ops/front-metrics.js'
 import { createUpstreamReadiness } from '../ops/health.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
-import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
-import { createSlugValidator, SLUG_MAX_LENGTH } from '../slug.js'
+import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
+import { createSlugValidator, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { relayJsonArray } from './relay-stream.js'
 import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
-import { createUpstreamCache, type ListOutcome, type Stale } from './upstream-cache.js'
-import type { UpstreamClient } from './upstream-client.js'
+import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstream-cache.js'
+import type { UpstreamClient } from './upstream/client.js'
 
 /** The settings the front reads, as the settings table gives them. */
 export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins'>

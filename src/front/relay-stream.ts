@@ -1,8 +1,8 @@
 // Relaying a list too large to validate whole: its first bytes must open a JSON array, and a
 // break upstream must break the client's response too (never a truncated body that looks whole).
 import type { Readable } from 'node:stream'
-import { ProblemError } from '../problems.js'
-import { resumedStream } from '../resumed-stream.js'
+import { ProblemError } from '../contract/problems.js'
+import { resumedStream } from '../lib/resumed-stream.js'
 
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
 

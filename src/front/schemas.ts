@@ -1,8 +1,8 @@
-// The front's routes as schemas, for its OpenAPI document (src/api-docs.ts). Documentation only:
-// the handlers check the slug themselves and send the upstream's bytes (src/route-schemas.ts).
-import { problemResponses, type ProblemResponseOptions } from '../problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../route-schemas.js'
-import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../slug.js'
+// The front's routes as schemas, for its OpenAPI document (src/http/docs/api-docs.ts). Documentation only:
+// the handlers check the slug themselves and send the upstream's bytes (src/http/docs/route-schemas.ts).
+import { problemResponses, type ProblemResponseOptions } from '../http/docs/problem-schema.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../contract/slug.js'
 
 export const FRONT_API_DOCS = {
   title: 'Blog Read API: front',

@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyServerFactory } from 'fastify'
-import type { ProblemKind } from '../problems.js'
+import type { ProblemKind } from '../contract/problems.js'
 import { meterHeads, type HeadMeter } from './head-meter.js'
 
 /** Header fields a request may have; one more is refused with 431 (Apache's LimitRequestFields default). */

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { ServerOptions } from '../config.js'
-import { buildHttpApp } from '../http-base.js'
+import { buildHttpApp } from '../http/app.js'
 import { READY, type Readiness, type ReadinessCheck } from './health.js'
 import type { ProcessMetrics } from './metrics.js'
 import { operationalPaths, READY_PATH, registerOperationalRoutes } from './operational-routes.js'

@@ -2,7 +2,7 @@
 // request's call, answers served from held copies, and, read at each scrape, the held copies'
 // size and the upstreams in rotation.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
-import { ProblemError } from '../problems.js'
+import { ProblemError } from '../contract/problems.js'
 import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
 
 /**
@@ -24,7 +24,7 @@ const CACHE_RESULTS: readonly CacheResult[] = ['hit', 'miss', 'stale']
 /** Errors of a connection that could not be made (as opposed to one that broke). */
 const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
 
-/** What the front's upstream cache tells the metrics (src/front/upstream-cache.ts). */
+/** What the front's upstream cache tells the metrics (src/front/cache/upstream-cache.ts). */
 export interface UpstreamCacheObserver {
   /** One upstream call ended, after `ms`. */
   called: (outcome: UpstreamOutcome, ms: number) => void

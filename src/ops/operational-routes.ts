@@ -4,7 +4,7 @@
 // load (a load balancer must not take a busy instance for a dead one), not counted in the request
 // metrics.
 import type { FastifyContextConfig, FastifyInstance, FastifyReply } from 'fastify'
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../problems.js'
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../contract/problems.js'
 import { READY, type ReadinessCheck } from './health.js'
 import type { ProcessMetrics } from './metrics.js'
 import type { OperationalSchemas } from './operational-schemas.js'

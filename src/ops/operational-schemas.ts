@@ -1,8 +1,8 @@
-// The operational routes as route schemas, for each tier's OpenAPI document (src/api-docs.ts).
-// Documentation only, as the API routes' (src/route-schemas.ts).
-import { problemResponses } from '../problem-schema.js'
-import type { ProblemKind } from '../problems.js'
-import { headerSchemas, JSON_MEDIA_TYPE, requiredHeader } from '../route-schemas.js'
+// The operational routes as route schemas, for each tier's OpenAPI document (src/http/docs/api-docs.ts).
+// Documentation only, as the API routes' (src/http/docs/route-schemas.ts).
+import { problemResponses } from '../http/docs/problem-schema.js'
+import type { ProblemKind } from '../contract/problems.js'
+import { headerSchemas, JSON_MEDIA_TYPE, requiredHeader } from '../http/docs/route-schemas.js'
 
 export interface OperationalSchemas {
   health: object

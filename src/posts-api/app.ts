@@ -1,22 +1,22 @@
 // The upstream post API: the two reads of SPEC part A over a PostStore, with the list queries
 // (fields, pages, tags), strong ETags, 304s and compression, bodies built once per store change
 // and query, large lists streamed, and the posts version each answer was read under (the front
-// confirms its copies with it: src/posts-version.ts).
+// confirms its copies with it: src/contract/posts-version.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { API_DOCS_ROUTES, registerApiDocs } from '../api-docs.js'
+import { API_DOCS_ROUTES, registerApiDocs } from '../http/docs/api-docs.js'
 import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
-import { buildHttpApp, sendProblem } from '../http-base.js'
-import { KEYED_LIST_CONTENT_TYPE, KEYED_LIST_PATH, shapeOf } from '../keyed-list.js'
-import { invalidQuery, nextLink, parseListQuery, parsePostQuery } from '../list-query.js'
+import { buildHttpApp, sendProblem } from '../http/app.js'
+import { KEYED_LIST_CONTENT_TYPE, KEYED_LIST_PATH, shapeOf } from '../contract/keyed-list.js'
+import { invalidQuery, nextLink, parseListQuery, parsePostQuery } from '../contract/list-query.js'
 import { createStoreReadiness } from '../ops/store-readiness.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
-import { POSTS_VERSION_HEADER, VERSION_PATH } from '../posts-version.js'
-import { ProblemError } from '../problems.js'
-import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../representation.js'
-import { isLookupableSlug, SLUG_MAX_LENGTH } from '../slug.js'
+import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
+import { ProblemError } from '../contract/problems.js'
+import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
+import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
@@ -105,7 +105,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   }
 
   /**
-   * The keyed list of a shape (src/keyed-list.ts), labelled with the version read before it, so
+   * The keyed list of a shape (src/contract/keyed-list.ts), labelled with the version read before it, so
    * that the label is never newer than the data. Never cached by anyone: a front reads it once per
    * version.
    */

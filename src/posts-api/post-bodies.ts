@@ -2,17 +2,17 @@
 // change token (after it arrived), then serves what was built under that same token or builds
 // it, reading the data after the token: so no answer is older than its request, and a committed
 // change shows in the very next response. Stores without a token are read afresh every time.
-// Each answer comes with the version it was read under (src/posts-version.ts).
+// Each answer comes with the version it was read under (src/contract/posts-version.ts).
 import { createHash, randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
-import { LIST_BUFFER_LIMIT } from '../body-limits.js'
-import { createCoalescer } from '../coalescer.js'
-import { canonicalSearch, encodeCursor, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
-import { createRepresentation, etagOf, type Representation } from '../representation.js'
-import { resumedStream } from '../resumed-stream.js'
-import type { ListShape } from '../keyed-list.js'
+import { LIST_BUFFER_LIMIT } from '../contract/body-limits.js'
+import { createCoalescer } from '../lib/coalescer.js'
+import { canonicalSearch, encodeCursor, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
+import { createRepresentation, etagOf, type Representation } from '../http/representation.js'
+import { resumedStream } from '../lib/resumed-stream.js'
+import type { ListShape } from '../contract/keyed-list.js'
 import type { KeyedPost, Post, PostStore } from '../store/store.js'
-import { createBuildCache, type BuildCache } from './build-cache.js'
+import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
 
 /** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
@@ -61,7 +61,7 @@ export interface PostBodies {
   version: () => Promise<string | undefined>
   /** The list as a stream; rejects (before any byte is sent) when the store fails to start it. */
   streamList: (query?: ListQuery) => Promise<Readable>
-  /** The keyed list of `shape` (src/keyed-list.ts), streamed. */
+  /** The keyed list of `shape` (src/contract/keyed-list.ts), streamed. */
   streamKeyed: (shape: ListShape) => Promise<Readable>
   /** Bodies kept for the current change token, and builds in flight. */
   readonly cached: number
@@ -197,7 +197,7 @@ function serialise (posts: AsyncIterable<Post>): AsyncIterable<string> {
   return inChunks(posts, (post) => JSON.stringify(post), '[', ',', ']', STREAM_CHUNK_CHARS)
 }
 
-/** The keyed list (src/keyed-list.ts): a line per post, after its cursor. */
+/** The keyed list (src/contract/keyed-list.ts): a line per post, after its cursor. */
 function keyedLines (posts: AsyncIterable<KeyedPost>): AsyncIterable<string> {
   return inChunks(posts, ({ key, post }) => `${encodeCursor(key)} ${JSON.stringify(post)}\n`, '', '', '', KEYED_CHUNK_CHARS)
 }

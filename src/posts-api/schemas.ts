@@ -1,11 +1,11 @@
-// The post API's routes as schemas, for its OpenAPI document (src/api-docs.ts). Documentation
+// The post API's routes as schemas, for its OpenAPI document (src/http/docs/api-docs.ts). Documentation
 // only: the handlers check the slug themselves and send bodies built from the rows as they are
-// (src/route-schemas.ts).
-import { problemResponses } from '../problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../route-schemas.js'
-import { KEYED_LIST_CONTENT_TYPE } from '../keyed-list.js'
-import { VERSION_PATH, VERSION_PATTERN } from '../posts-version.js'
-import { SLUG_MAX_LENGTH } from '../slug.js'
+// (src/http/docs/route-schemas.ts).
+import { problemResponses } from '../http/docs/problem-schema.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { KEYED_LIST_CONTENT_TYPE } from '../contract/keyed-list.js'
+import { VERSION_PATH, VERSION_PATTERN } from '../contract/posts-version.js'
+import { SLUG_MAX_LENGTH } from '../contract/slug.js'
 
 export const POSTS_API_DOCS = {
   title: 'Blog Read API: post API',
@@ -13,7 +13,7 @@ export const POSTS_API_DOCS = {
     'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
 }
 
-/** Sent on every answer of the post routes when the store tracks changes (src/posts-version.ts). */
+/** Sent on every answer of the post routes when the store tracks changes (src/contract/posts-version.ts). */
 const POSTS_VERSION = {
   type: 'string',
   pattern: VERSION_PATTERN.source,

@@ -1,7 +1,7 @@
 // The PostStore every dialect shares: Kysely builds the reads; a DialectSpec supplies what
 // differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
-import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../list-query.js'
+import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
 import {

@@ -1,5 +1,5 @@
 // The store boundary: what the upstream post API needs from a database, whatever its dialect.
-import type { ListQuery, PostQuery, SortKey } from '../list-query.js'
+import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 

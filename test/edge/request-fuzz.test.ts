@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { PROBLEM_TYPE_BASE, PROBLEMS } from '../../src/problems.js'
+import { PROBLEM_TYPE_BASE, PROBLEMS } from '../../src/contract/problems.js'
 import { startEdgeFront, startEdgePostsApi, type EdgeTier } from '../helpers/edge-tiers.js'
 import { generatedRequest, sentinel, type GeneratedRequest } from '../helpers/fuzz-requests.js'
 import { pollUntil } from '../helpers/poll.js'

@@ -3,7 +3,7 @@
 // routed around within a second and takes load again once back; a lone post API back after an
 // outage is served again within a second. Needs `npm run build` (npm test builds first).
 // An editor writes meanwhile: the front confirms its copies with the post API that labelled them
-// (src/posts-version.ts), so only a change sends calls for posts over the rotation again.
+// (src/contract/posts-version.ts), so only a change sends calls for posts over the rotation again.
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -6,7 +6,7 @@ import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upst
 import { rawGet } from '../helpers/raw-http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startFront, type RunningApp } from '../helpers/tiers.js'
-import type { ProblemKind } from '../../src/problems.js'
+import type { ProblemKind } from '../../src/contract/problems.js'
 
 let upstream: FakeUpstream
 let front: RunningApp

@@ -8,7 +8,7 @@ import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upst
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startFront, type RunningApp } from '../helpers/tiers.js'
-import { etagOf } from '../../src/representation.js'
+import { etagOf } from '../../src/http/representation.js'
 
 let upstream: FakeUpstream
 let front: RunningApp

@@ -4,8 +4,8 @@
 // (refusals, draining post APIs, pending calls) is tested on loopback in upstream-rotation.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { PooledUpstreamClient } from '../../src/front/upstream-client.js'
-import { ProblemError } from '../../src/problems.js'
+import type { PooledUpstreamClient } from '../../src/front/upstream/client.js'
+import { ProblemError } from '../../src/contract/problems.js'
 import { call, clientOver, coded, mockAgent, rejectsWith } from '../helpers/mock-upstream.js'
 import { pollUntil } from '../helpers/poll.js'
 

@@ -1,7 +1,7 @@
 // Generated request targets for the front's path fuzz test (issue 4, RELIABILITY.md table b),
 // and the oracle saying what the front must do with each, computed from the wire bytes alone.
 import fc from 'fast-check'
-import { createSlugValidator, DEFAULT_SLUG_PATTERN } from '../../src/slug.js'
+import { createSlugValidator, DEFAULT_SLUG_PATTERN } from '../../src/contract/slug.js'
 import { createRandom } from '../../bench/random.js'
 
 /** Table (b) of RELIABILITY.md, as the slug segment goes on the wire (some raw, some encoded). */

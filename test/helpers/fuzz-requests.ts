@@ -2,7 +2,7 @@
 // bodies, well-formed or hostile, each with the oracle of what a tier must answer, whether that
 // answer closes the connection, and whether it may cost a call (upstream, or store read).
 import fc from 'fast-check'
-import type { ProblemKind } from '../../src/problems.js'
+import type { ProblemKind } from '../../src/contract/problems.js'
 import { EDGE_POSTS, MISSING_SLUG, type EdgeTier } from './edge-tiers.js'
 
 export interface GeneratedRequest {

@@ -1,7 +1,7 @@
 // A bounded load for the fault-under-load tests (issue 4): autocannon's programmatic API, every
 // answer recorded with its time, and each non-200 checked against the problem kinds it may be.
 import { createRequire } from 'node:module'
-import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../../src/problems.js'
+import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../../src/contract/problems.js'
 
 /** One answer: when it came (ms since the load started), its status and, for errors, its problem kind. */
 export interface Answer {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
 import { MockAgent, type Dispatcher } from 'undici'
-import { createUpstreamClient, type PooledUpstreamClient } from '../../src/front/upstream-client.js'
-import { ProblemError, type ProblemKind } from '../../src/problems.js'
+import { createUpstreamClient, type PooledUpstreamClient } from '../../src/front/upstream/client.js'
+import { ProblemError, type ProblemKind } from '../../src/contract/problems.js'
 import { testConfig } from './config.js'
 
 export const ORIGIN = 'http://upstream.test'

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../../src/problems.js'
+import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../../src/contract/problems.js'
 import type { TestResponse } from './http.js'
 
 /** The answer is the RFC 9457 document of `kind`, with nothing internal in it. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { slugFromFileName } from '../../src/import/file-name-slug.js'
-import { createSlugValidator } from '../../src/slug.js'
+import { createSlugValidator } from '../../src/contract/slug.js'
 
 test('a slug from the file name: lower-cased, accents removed, runs of other characters one hyphen, trimmed', () => {
   const cases: Array<[string, string]> = [

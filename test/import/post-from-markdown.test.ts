@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { BadFileError } from '../../src/import/bad-file.js'
 import { postFromMarkdown, type MarkdownMapping } from '../../src/import/post-from-markdown.js'
-import { createSlugValidator } from '../../src/slug.js'
+import { createSlugValidator } from '../../src/contract/slug.js'
 
 const DEFAULT_COLUMNS = ['id', 'slug', 'title', 'summary', 'content', 'author', 'tags', 'published_at', 'updated_at']
 const now = new Date('2026-06-01T12:00:00.000Z')

@@ -1,0 +1,212 @@
+// The front's only way to the upstream post APIs: GETs through undici Dispatchers (keep-alive
+// Pools in production; MockAgents in tests), spread over the upstreams in rotation, bounded in
+// time and in bytes, whose failures come out already classified as SPEC's 502 / 503 / 504
+// problems. A GET that got no answer because the connection failed, broke, or met an upstream
+// shutting down is tried once more, on another upstream in rotation (or on a fresh connection to
+// the same one), within a retry budget; never after a time-out.
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Logger } from 'pino'
+import type { Dispatcher } from 'undici'
+import type { UpstreamHealthSettings, UpstreamTimeouts } from '../../config.js'
+import { POSTS_VERSION_HEADER, VERSION_PATH, versionIn } from '../../contract/posts-version.js'
+import type { ProblemError } from '../../contract/problems.js'
+import { createRetryBudget, RETRY_BUDGET } from './retry-budget.js'
+import { CallDeadline, DeadlineError, exchange, type Answer, type ExchangeLimits } from './exchange.js'
+import { classify, drainingProblem, isAbsence, isDraining, retryScope, type RetryScope } from './failures.js'
+import { probeUpstream } from './health.js'
+import { createUpstreamPool, type PoolMember } from './pool.js'
+import { createUpstreamTransport, phaseTimeouts, upstreamPath, type UpstreamTransport } from './transport.js'
+
+export interface UpstreamResponse extends Answer {
+  /** Which upstream answered: its base URL as API_URL lists it (the `href`). */
+  upstream: string
+}
+
+export interface UpstreamGetOptions {
+  /** Passed on as `X-Request-Id`, so both tiers log the same id. */
+  requestId: string
+  /** A larger body is a 502 (or, once streaming, an error of the stream). */
+  maxBytes: number
+  /**
+   * Bodies declared larger than this are handed over as a stream instead of being read whole;
+   * so are bodies of unknown length past min(this, 1 MiB). Undefined: always read whole.
+   */
+  streamAbove?: number
+  /** A validator for a conditional request (the upstream answers 304 when it still holds). */
+  ifNoneMatch?: string
+}
+
+/** GETs on the upstream post APIs. Rejects only with ProblemError (502 unreachable or bad, 503, 504). */
+export interface UpstreamClient {
+  get (path: string, options: UpstreamGetOptions): Promise<UpstreamResponse>
+  /**
+   * Asks `upstream` (a base URL's href, as UpstreamResponse names it) for the posts version it
+   * reads now (src/contract/posts-version.ts), after this call. Resolves with the answer's status and
+   * version (undefined: none, or not a 200), or undefined when that upstream is not in rotation
+   * (no call is made); rejects like `get` when no answer came. Never retried elsewhere: another
+   * upstream's version says nothing of this one's.
+   */
+  version (upstream: string, requestId: string): Promise<{ status: number, version: string | undefined } | undefined>
+  /** Upstreams in rotation now (0: calls fail fast, and the front is not ready). */
+  inRotation (): number
+}
+
+/** The client with its pool of upstreams. */
+export interface PooledUpstreamClient extends UpstreamClient {
+  /** Stops probing; closes the transports if this client made them. */
+  close (): Promise<void>
+}
+
+export interface UpstreamClientOptions {
+  /** One per base URL of API_URL. */
+  upstreams: readonly UpstreamTransport[]
+  timeouts: UpstreamTimeouts
+  health: UpstreamHealthSettings
+  /** Told when an upstream leaves rotation or comes back. */
+  logger?: Pick<Logger, 'warn' | 'info'>
+}
+
+/** One try on one dispatcher: the answer (read, or streaming), or why there was none. */
+type Try = { response: Answer, error?: undefined } | { error: unknown, response?: undefined }
+
+/** The version route's answer is a few bytes. */
+const VERSION_MAX_BYTES = 1024
+
+export function createUpstreamClient ({ upstreams, timeouts, health, logger }: UpstreamClientOptions): PooledUpstreamClient {
+  const pool = createUpstreamPool({
+    upstreams,
+    ...health,
+    probe: async (upstream, stop) => await probeUpstream(upstream, timeouts, stop),
+    onChange: (upstream, inRotation, failure) => {
+      if (inRotation) logger?.info(`upstream ${upstream.apiUrl.href} answered its probe: back in rotation`)
+      else logger?.warn({ err: failure }, `upstream ${upstream.apiUrl.href} out of rotation after ${health.ejectFailures} failures in a row; probing it`)
+    }
+  })
+  const retries = createRetryBudget(RETRY_BUDGET)
+
+  const phases = phaseTimeouts(timeouts)
+
+  async function tryOn (dispatcher: Dispatcher, request: Dispatcher.DispatchOptions, limits: ExchangeLimits, deadline: CallDeadline): Promise<Try> {
+    try {
+      return { response: await exchange(dispatcher, request, limits, deadline) }
+    } catch (error) {
+      return { error }
+    }
+  }
+
+  /** Where the failed first try may be repeated (see RetryScope). */
+  function scopeOf (first: Try, deadline: CallDeadline): RetryScope {
+    if (deadline.expired) return undefined
+    if (first.response === undefined) return retryScope(first.error)
+    return isDraining(first.response.status, first.response.headers) ? 'anywhere' : undefined
+  }
+
+  function headersFor (requestId: string, ifNoneMatch: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId }
+    if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch
+    return headers
+  }
+
+  const requestOn = ({ apiUrl }: UpstreamTransport, path: string, headers: Record<string, string>): Dispatcher.DispatchOptions =>
+    ({ origin: apiUrl.origin, method: 'GET', path: upstreamPath(apiUrl, path), headers, ...phases })
+
+  /** An answer came: the upstream is there, unless it said it is shutting down. */
+  function recordAnswer (member: PoolMember<UpstreamTransport>, { status, headers }: Answer): void {
+    pool.record(member, isDraining(status, headers) ? drainingProblem() : undefined)
+  }
+
+  /** The problem of a call that failed; only "nobody answered" counts against its upstream (a wrong answer shows it is there). */
+  function recordFailure (member: PoolMember<UpstreamTransport>, err: unknown): ProblemError {
+    const problem = classify(err, err instanceof DeadlineError)
+    pool.record(member, isAbsence(problem) ? problem : undefined)
+    return problem
+  }
+
+  async function get (path: string, { requestId, maxBytes, ifNoneMatch, streamAbove }: UpstreamGetOptions): Promise<UpstreamResponse> {
+    let member = pool.pick()
+    if (member === undefined) throw pool.outage()
+    retries.called()
+    const deadline = new CallDeadline(timeouts.totalMs)
+    const headers = headersFor(requestId, ifNoneMatch)
+    const limits = { maxBytes, streamAbove }
+    let fresh: Dispatcher | undefined
+    member.pending++
+    try {
+      let tried = await tryOn(member.upstream.dispatcher, requestOn(member.upstream, path, headers), limits, deadline)
+      const scope = scopeOf(tried, deadline)
+      const other = scope === undefined ? undefined : pool.pick(member)
+      if ((other !== undefined || scope === 'anywhere') && retries.tryRetry()) {
+        // The first try got no answer: it counts against its upstream; the retry goes to another
+        // in rotation, or else on a fresh connection to the same one.
+        pool.record(member, tried.response === undefined ? classify(tried.error, false) : drainingProblem())
+        tried.response?.stream?.destroy()
+        if (other !== undefined) {
+          member.pending--
+          member = other
+          member.pending++
+          tried = await tryOn(member.upstream.dispatcher, requestOn(member.upstream, path, headers), limits, deadline)
+        } else {
+          fresh = member.upstream.connectFresh()
+          // Jittered, so a burst of broken sockets does not come back as one burst.
+          await sleep(25 + Math.random() * 225)
+          tried = await tryOn(fresh, requestOn(member.upstream, path, headers), limits, deadline)
+        }
+      }
+      if (tried.response === undefined) throw tried.error
+      const answer = tried.response
+      if (fresh !== undefined && answer.stream !== undefined) {
+        const used = fresh
+        answer.stream.once('close', () => { used.close().catch(() => {}) })
+        fresh = undefined
+      }
+      recordAnswer(member, answer)
+      return { ...answer, upstream: member.upstream.apiUrl.href }
+    } catch (err) {
+      throw recordFailure(member, err)
+    } finally {
+      member.pending--
+      fresh?.close().catch(() => {})
+      // Also when a stream is handed over: from then on only the idle time-out bounds it.
+      deadline.release()
+    }
+  }
+
+  async function version (upstream: string, requestId: string): Promise<{ status: number, version: string | undefined } | undefined> {
+    const member = pool.find(({ apiUrl }) => apiUrl.href === upstream)
+    if (member === undefined) return undefined
+    const deadline = new CallDeadline(timeouts.totalMs)
+    member.pending++
+    try {
+      const answer = await exchange(member.upstream.dispatcher, requestOn(member.upstream, VERSION_PATH, headersFor(requestId, undefined)),
+        { maxBytes: VERSION_MAX_BYTES, streamAbove: undefined }, deadline)
+      recordAnswer(member, answer)
+      return { status: answer.status, version: answer.status === 200 ? versionIn(answer.headers[POSTS_VERSION_HEADER]) : undefined }
+    } catch (err) {
+      throw recordFailure(member, err)
+    } finally {
+      member.pending--
+      deadline.release()
+    }
+  }
+
+  return {
+    get,
+    version,
+    inRotation: () => pool.inRotation(),
+    // The transports were given: whoever made them closes them.
+    close: async () => pool.close()
+  }
+}
+
+/** The production client over every base URL of API_URL; closing it closes its connections. */
+export function openUpstreamClient (apiUrls: readonly URL[], options: Omit<UpstreamClientOptions, 'upstreams'>): PooledUpstreamClient {
+  const upstreams = apiUrls.map((url) => createUpstreamTransport(url, options.timeouts))
+  const client = createUpstreamClient({ ...options, upstreams })
+  return {
+    ...client,
+    async close () {
+      await client.close()
+      await Promise.all(upstreams.map(async ({ dispatcher }) => await dispatcher.close()))
+    }
+  }
+}

@@ -1,0 +1,237 @@
+// What both tiers share as HTTP servers: problem+json for every error the framework or Node can
+// raise, 404/405 before the content, request ids, one access-log line per request, security and
+// CORS headers, time-outs. Below the framework, src/http/edge.ts gates every request and
+// src/http/refusals.ts writes what is refused there.
+import { METHODS } from 'node:http'
+import underPressure from '@fastify/under-pressure'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import { AbandonedCallError } from '../lib/coalescer.js'
+import type { ServerOptions } from '../config.js'
+import { createAccessLog } from './access-log.js'
+import { ALLOWED_METHODS, requestId, SECURITY_HEADERS } from './answer-headers.js'
+import { createCors } from './cors.js'
+import { carriesBody, edgeServerFactory, MAX_HEAD_BYTES, unmetExpectation } from './edge.js'
+import { createRefusals } from './refusals.js'
+import type { RequestMetrics } from '../ops/metrics.js'
+import { OPERATIONAL_CONFIG } from '../ops/operational-routes.js'
+import { problemBody, PROBLEM_CONTENT_TYPE, problemKindForStatus, ProblemError, PROBLEMS, RETRY_AFTER_S, type ProblemKind } from '../contract/problems.js'
+
+export { SECURITY_HEADERS }
+
+export interface HttpAppOptions extends ServerOptions {
+  logger: Logger
+  /** Route paths (Fastify syntax) that answer GET and HEAD; every other method there gets 405. */
+  routes: readonly string[]
+  /** Origins allowed to read cross-origin ('*': any; none: no CORS headers, OPTIONS is 405). */
+  corsOrigins: '*' | readonly string[]
+  /** The paths of the operational routes the app declares (src/ops/operational-routes.ts): their 405s, without CORS. */
+  operationalRoutes?: readonly string[]
+  /** Observes every answered request but the operational ones; undefined: no request metrics. */
+  requestMetrics?: RequestMetrics
+}
+
+/**
+ * The router's limit on one path parameter. Far above any identifier a route accepts, so that a
+ * long one reaches the route's own check (and its own problem), not the router's 414.
+ */
+const MAX_PARAM_LENGTH = 16_384
+
+/** Largest request body Fastify would read; none is ever read (413 before), this only bounds it. */
+const BODY_LIMIT_BYTES = 1024
+
+/**
+ * Node enforces the header and request time-outs only when it checks its connections, every
+ * 30 s by default: checking every second cuts slow-header (slowloris) clients on time.
+ */
+const CONNECTIONS_CHECK_MS = 1000
+
+/** While closing, how often connections that fell idle since are dropped. */
+const IDLE_REAP_MS = 50
+
+export function sendProblem (reply: FastifyReply, kind: ProblemKind, detail: string, retryAfter?: number | string): FastifyReply {
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
+  // Which methods there are, also to a client whose body was refused.
+  if (kind === 'method-not-allowed' || kind === 'body-not-allowed') reply.header('allow', ALLOWED_METHODS)
+  return reply.code(PROBLEMS[kind].status)
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .header('cache-control', 'no-store')
+    .send(problemBody(kind, detail))
+}
+
+/**
+ * Whether the answer to `request` can still be written: its client is still connected. A handler
+ * checks it before working for the request (an upstream call, a store read); pipelined requests
+ * behind an answer that closes the connection never reach a handler at all (src/http/edge.ts).
+ */
+export function answerable (request: FastifyRequest): boolean {
+  return request.raw.socket?.destroyed !== true
+}
+
+function notFound (request: FastifyRequest, reply: FastifyReply): void {
+  sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
+}
+
+export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins, operationalRoutes = [], requestMetrics }: HttpAppOptions): FastifyInstance {
+  const { headersMs, requestMs, keepAliveMs } = timeouts
+  const cors = createCors(corsOrigins)
+  const refusals = createRefusals({ logger, cors })
+  let closing = false
+  // One access line per request, at info (not written at all below it); probes and scrapes at debug.
+  const accessLog = createAccessLog(logger, 'info')
+  const operationalAccessLog = accessLog === undefined ? undefined : createAccessLog(logger, 'debug')
+  function logAnswered (request: FastifyRequest, reply: FastifyReply, operational = false): void {
+    (operational ? operationalAccessLog : accessLog)?.({
+      reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100
+    })
+  }
+
+  /** What every answer carries; set first, so that whatever answers next keeps them. */
+  function answerHeaders (request: FastifyRequest, reply: FastifyReply): void {
+    reply.headers(SECURITY_HEADERS).header('x-request-id', request.id)
+    // Probes and scrapes come from machines, not from pages.
+    if (cors !== undefined && request.routeOptions.config.operational !== true) reply.headers(cors.headersFor(request.headers.origin))
+  }
+
+  /** Errors the router raises before any route (and any hook) runs. The path is never echoed back. */
+  function frameworkErrors (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    answerHeaders(request, reply)
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      sendProblem(reply, 'bad-request', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`)
+    } else {
+      // FST_ERR_BAD_URL: malformed percent-encoding.
+      sendProblem(reply, 'bad-request', 'The request path is not valid percent-encoded UTF-8.')
+    }
+    logAnswered(request, reply)
+    requestMetrics?.observe(undefined, request.method, reply.statusCode, reply.elapsedTime)
+  }
+
+  const app = Fastify({
+    loggerInstance: logger,
+    // One access line per request (below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: (req) => requestId(req.headers),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    serverFactory: edgeServerFactory({ refuse: refusals.refuse, refuseConnect: refusals.refuseConnect, shuttingDown: () => closing, refuseOverflow: refusals.refuseOverflow }),
+    clientErrorHandler: refusals.onClientError,
+    bodyLimit: BODY_LIMIT_BYTES,
+    keepAliveTimeout: keepAliveMs,
+    requestTimeout: requestMs,
+    // Node's own limit on the head as it counts it (names and values), whatever its command line.
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: CONNECTIONS_CHECK_MS, maxHeaderSize: MAX_HEAD_BYTES },
+    // Answered below as a problem document instead.
+    return503OnClosing: false
+  }) as unknown as FastifyInstance
+
+  app.addHook('preClose', (done) => {
+    closing = true
+    // Closing, Node drops only the connections idle at that moment: one whose response is still in
+    // flight stays open after it (keep-alive) and held server.close() until the keep-alive time-out,
+    // so SIGTERM with requests in flight ended at SHUTDOWN_TIMEOUT_MS with exit 1
+    // (test/shutdown.test.ts). Drop such connections as soon as they fall idle.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), IDLE_REAP_MS).unref()
+    app.server.once('close', () => clearInterval(reaper))
+    done()
+  })
+
+  // Callback-style hooks: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
+    answerHeaders(request, reply)
+    // Answering here ends the request: `done` is then not called.
+    if (closing) {
+      // A request on a kept-alive connection during shutdown: refuse it and close the connection.
+      reply.header('connection', 'close')
+      sendProblem(reply, 'shutting-down', 'The server is shutting down; retry on another instance.', RETRY_AFTER_S)
+    } else {
+      // A body that is not read cannot be skipped safely on a kept-alive connection: close it.
+      if (carriesBody(request.headers)) reply.header('connection', 'close')
+      done()
+    }
+  })
+  // The path and the method decide before the content: an unknown path is 404 and a method the
+  // route does not have is 405 (answered in onRequest), whatever the body. Only then is an
+  // expectation refused (417), or a body (413), before it is read (preParsing precedes it).
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (request.is404) {
+      notFound(request, reply)
+    } else if (unmetExpectation(request.raw)) {
+      sendProblem(reply, 'expectation-failed', 'No expectation other than 100-continue is met here.')
+    } else if (carriesBody(request.headers)) {
+      sendProblem(reply, 'body-not-allowed', 'These routes take no request body.')
+    } else {
+      done(null, payload)
+    }
+  })
+  if (loadShedDelayMs > 0) {
+    // Past this event-loop delay, answering at once with 503 beats queueing without bound.
+    app.register(underPressure, {
+      maxEventLoopDelay: loadShedDelayMs,
+      retryAfter: RETRY_AFTER_S,
+      pressureHandler: (_request, reply) => {
+        sendProblem(reply, 'overloaded', 'The server is overloaded; try again shortly.', RETRY_AFTER_S)
+      }
+    })
+  }
+  const logsRequests = accessLog !== undefined
+  if (logsRequests || requestMetrics !== undefined) {
+    app.addHook('onResponse', (request, reply, done) => {
+      const { url: route, config } = request.routeOptions
+      const operational = config.operational === true
+      if (logsRequests) logAnswered(request, reply, operational)
+      if (!operational) requestMetrics?.observe(route, request.method, reply.statusCode, reply.elapsedTime)
+      done()
+    })
+  }
+  if (logsRequests) {
+    // A client that leaves before its answer is written: its request still leaves its line.
+    app.addHook('onRequestAbort', (request, done) => {
+      request.log.info({ method: request.method, url: request.url, aborted: true }, 'request')
+      done()
+    })
+  }
+
+  app.setErrorHandler((err: FastifyError | ProblemError, request, reply) => {
+    // Its client is gone and nobody else waited for that work: there is no one to answer (the
+    // access line says the client left).
+    if (err instanceof AbandonedCallError) return reply.hijack()
+    if (err instanceof ProblemError) {
+      if (err.status >= 500) request.log.warn({ err }, err.message)
+      return sendProblem(reply, err.kind, err.message, err.retryAfter)
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500
+    if (status >= 500) {
+      request.log.error({ err }, 'unhandled error')
+      return sendProblem(reply, 'internal', 'The server failed to answer this request.')
+    }
+    return sendProblem(reply, problemKindForStatus(status), err.message)
+  })
+  app.setNotFoundHandler(notFound)
+
+  // Every method Node's parser knows reaches the router, so that an extension method (PROPFIND,
+  // PURGE…) on a route's path is its 405, not a 404. CONNECT never does (the edge answers it).
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method)
+  }
+  const otherMethods = app.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD')
+  const operational = new Set(operationalRoutes)
+  for (const url of [...routes, ...operational]) {
+    app.route({
+      method: otherMethods,
+      url,
+      config: operational.has(url) ? OPERATIONAL_CONFIG : {},
+      // Answered in onRequest, before the body is looked at (preParsing).
+      onRequest: async (request, reply) => {
+        const { origin, 'access-control-request-method': preflight } = request.headers
+        if (cors !== undefined && !operational.has(url) && request.method === 'OPTIONS' && origin !== undefined && preflight !== undefined) {
+          // A CORS preflight (a body on it, unread, closes the connection as elsewhere).
+          return reply.code(204).headers(cors.preflightHeaders(request.headers['access-control-request-headers'])).send()
+        }
+        return sendProblem(reply, 'method-not-allowed', `${request.method} is not allowed here; use GET or HEAD.`)
+      },
+      handler: async () => undefined
+    })
+  }
+  return app
+}

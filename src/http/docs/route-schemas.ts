@@ -1,0 +1,183 @@
+// What both tiers' route schemas share: the post, the request and response headers, the 304.
+// These schemas document (OpenAPI, src/http/docs/api-docs.ts); they neither validate nor serialise: the
+// handlers check their input to answer with their own problems, and send bodies already
+// serialised, every column of the row included (src/http/representation.ts).
+import { MAX_CURSOR_LENGTH, MAX_FIELDS, MAX_PAGE_SIZE } from '../../contract/list-query.js'
+import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from '../../contract/slug.js'
+
+/** A response as @fastify/swagger reads it: description, headers, and a body per media type (none: `type: 'null'`). */
+export interface ResponseSchema {
+  description: string
+  headers?: Record<string, unknown>
+  content?: Record<string, unknown>
+  type?: 'null'
+}
+
+export const JSON_MEDIA_TYPE = 'application/json'
+
+/**
+ * Marks a response header as always sent. @fastify/swagger copies a header's schema whole, and
+ * `required` is no schema keyword: api-docs.ts moves this mark to the header object.
+ */
+export const REQUIRED_HEADER = 'x-required'
+
+export function requiredHeader<T extends object> (header: T): T & { [REQUIRED_HEADER]: true } {
+  return { ...header, [REQUIRED_HEADER]: true }
+}
+
+/** `Post`: a row of the `posts` table. Its columns are the table's, so only `slug` is fixed. */
+export const POST_SCHEMA = {
+  $id: 'Post',
+  description: 'One row of the `posts` table: every column is a property of the same name (binary columns left out). ' +
+    'Only `slug` is always there; the default table adds `id`, `title`, `summary`, `content` (Markdown), `author`, ' +
+    '`tags` (array of strings), `published_at` and `updated_at` (ISO 8601 UTC).',
+  type: 'object',
+  required: ['slug'],
+  properties: {
+    slug: { type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, description: 'Unique; the path segment of the post.' }
+  },
+  additionalProperties: true,
+  examples: [{
+    id: 1,
+    slug: 'hello-world',
+    title: 'Hello, world',
+    summary: 'The first post of this blog, served by Blog Read API.',
+    content: '# Hello, world\n',
+    author: 'Ada',
+    tags: ['intro'],
+    published_at: '2026-01-05T09:00:00.000Z',
+    updated_at: '2026-01-05T09:00:00.000Z'
+  }]
+} as const
+
+/** The request id a client may send, and the one every answer carries. */
+const REQUEST_ID = { type: 'string', pattern: '^[\\w.-]{1,128}$' } as const
+
+/** A strong entity tag (RFC 9110 §8.8.3): quoted, no `W/`. */
+const STRONG_ETAG = { type: 'string', pattern: '^"[\\x21\\x23-\\x7e]*"$' } as const
+
+export const headerSchemas = {
+  requestId: {
+    ...REQUEST_ID,
+    description: 'Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID.'
+  },
+  ifNoneMatch: {
+    type: 'string',
+    description: 'ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches).'
+  },
+  acceptEncoding: {
+    type: 'string',
+    description: '`br` or `gzip` compress a body of 1 KiB or more, by your q-values (`br` on a tie).'
+  },
+  requestIdEcho: requiredHeader({ ...REQUEST_ID, description: 'The request id: yours when it was valid, else a generated UUID.' }),
+  cacheControl: { type: 'string', description: '`CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag).' },
+  etag: { ...STRONG_ETAG, description: 'Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes.' },
+  vary: { type: 'string', pattern: '[Aa]ccept-[Ee]ncoding', description: 'Names `accept-encoding`: the body depends on it.' },
+  contentEncoding: { type: 'string', enum: ['br', 'gzip'], description: 'Set when the body is compressed.' },
+  link: {
+    type: 'string',
+    pattern: '^<[^<>]+>; rel="next"$',
+    description: 'RFC 8288, when more posts follow this page: `<ROUTE?limit=N&after=CURSOR&…>; rel="next"`, the next page on ' +
+      'this tier\'s own route (a relative reference), with every other parameter of this one.'
+  },
+  retryAfter: {
+    type: 'string',
+    pattern: '^(?:\\d+|[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT)$',
+    description: 'Seconds (or an HTTP date) to wait before retrying.'
+  }
+} as const
+
+const FIELD = '[A-Za-z_][A-Za-z0-9_]{0,62}'
+
+/** `fields`, on every route: the columns to serve. */
+const FIELDS = {
+  type: 'string',
+  pattern: `^${FIELD}(?:,${FIELD}){0,${MAX_FIELDS - 1}}$`,
+  description: `Only these columns of each post (1 to ${MAX_FIELDS} names, comma-separated), in the table's order; \`slug\` always. ` +
+    'A name that is not a column of `posts` is a 400 `invalid-query`.'
+} as const
+
+/**
+ * The list parameters of SPEC "List queries" (src/contract/list-query.ts). Documented only: a malformed
+ * value is the handler's 400 `invalid-query`, naming the parameter; unknown parameters are ignored.
+ */
+export const LIST_QUERY = {
+  type: 'object',
+  properties: {
+    fields: FIELDS,
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `A page: at most this many posts (plain digits, 1 to ${MAX_PAGE_SIZE}), with a \`Link\` to the next page when more follow.`
+    },
+    after: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset).'
+    },
+    tag: {
+      type: 'string',
+      minLength: 1,
+      maxLength: SLUG_MAX_LENGTH,
+      pattern: DEFAULT_SLUG_PATTERN.source,
+      description: 'Only posts whose `tags` column (a JSON array of strings) holds this tag; a table without `tags` is a 400 `invalid-query`.'
+    }
+  }
+} as const
+
+/** The `:slug` path parameter of a detail route: what `pattern` says, at most SLUG_MAX_LENGTH characters. */
+export function slugParams (pattern: string, description: string): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['slug'],
+    properties: { slug: { type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern, description } }
+  }
+}
+
+/** The detail routes' only list parameter. */
+export const POST_QUERY = { type: 'object', properties: { fields: FIELDS } } as const
+
+/** The request headers of every route: validators and the request id. */
+export const REQUEST_HEADERS = {
+  type: 'object',
+  properties: {
+    'If-None-Match': headerSchemas.ifNoneMatch,
+    'Accept-Encoding': headerSchemas.acceptEncoding,
+    'X-Request-Id': headerSchemas.requestId
+  }
+} as const
+
+/**
+ * The headers of a 200. `whole`: a body held whole (a post, or a list up to the streaming
+ * threshold) always has its ETag and may be compressed; a list streamed as it is read has an ETag
+ * only when the store tracks changes, and is never compressed.
+ */
+export function successHeaders (whole: boolean): Record<string, unknown> {
+  return {
+    'X-Request-Id': headerSchemas.requestIdEcho,
+    'Cache-Control': requiredHeader(headerSchemas.cacheControl),
+    ETag: whole ? requiredHeader(headerSchemas.etag) : headerSchemas.etag,
+    Vary: whole ? requiredHeader(headerSchemas.vary) : headerSchemas.vary,
+    'Content-Encoding': headerSchemas.contentEncoding
+  }
+}
+
+/** 304 Not Modified: the ETag of the copy the client holds, no body. */
+export function notModifiedResponse (whole: boolean): ResponseSchema {
+  return {
+    description: 'Not Modified: a copy named in `If-None-Match` is current. No body.',
+    type: 'null',
+    headers: {
+      'X-Request-Id': headerSchemas.requestIdEcho,
+      'Cache-Control': requiredHeader(headerSchemas.cacheControl),
+      ETag: requiredHeader(headerSchemas.etag),
+      Vary: whole ? requiredHeader(headerSchemas.vary) : headerSchemas.vary
+    }
+  }
+}
+
+/** The `Post` schema of POST_SCHEMA, by reference. */
+export const POST_REF = { $ref: 'Post#' } as const

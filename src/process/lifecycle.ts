@@ -1,0 +1,188 @@
+// The server lifecycle of the `blog-read-api` executable: opens the store, starts the tiers on
+// their ports, and on SIGINT/SIGTERM closes them in order within SHUTDOWN_TIMEOUT_MS. With
+// WORKERS > 1 this process checks what it can once, then leaves serving to cluster workers.
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { BODY_LIMITS } from '../contract/body-limits.js'
+import { isFleetPrimary, leaveCluster, reportReady, runFleet } from './cluster.js'
+import { ConfigError, describeStore, type Config } from '../config.js'
+import { buildFrontApp } from '../front/app.js'
+import { openUpstreamClient } from '../front/upstream/client.js'
+import { serveClusterMetrics } from '../ops/cluster-metrics.js'
+import { openOperations, type ProcessOperations } from '../ops/process-operations.js'
+import { buildPostsApp } from '../posts-api/app.js'
+import { openStore, type OpenStoreOptions } from '../store/open-store.js'
+import type { PostStore } from '../store/store.js'
+
+/** How every command opens the store: pool bounds from the settings, idle-connection losses logged. */
+export function storeOptions (config: Config, logger: Logger, writable: boolean): OpenStoreOptions {
+  const onPoolError = (err: Error): void => logger.warn({ err }, 'idle database connection lost; the pool will reconnect')
+  return { writable, onPoolError, limits: config.storeLimits }
+}
+
+/**
+ * Opens the configured store. Only the default SQLite file, when it does not exist yet, is
+ * created, migrated and seeded; a database the user names is read, never written.
+ */
+async function openServingStore (config: Config, logger: Logger): Promise<PostStore> {
+  const location = config.store
+  if (location.dialect === 'sqlite' && config.storeIsDefault && !existsSync(location.filename)) {
+    mkdirSync(dirname(location.filename), { recursive: true })
+    const store = await openStore(location, storeOptions(config, logger, true))
+    await store.migrate()
+    await store.checkSchema()
+    const count = await store.seed()
+    logger.info(`created ${location.filename} with ${count} sample posts`)
+    return store
+  }
+  const store = await openStore(location, storeOptions(config, logger, false))
+  try {
+    await store.checkSchema()
+  } catch (err) {
+    await store.close().catch(() => {})
+    throw err
+  }
+  return store
+}
+
+async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
+  const store = await openServingStore(config, logger)
+  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: config.server, ...ops.tierOptions })
+  if (!store.tracksChanges) {
+    const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
+    logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
+  }
+  app.addHook('onClose', async () => store.close())
+  await app.listen({
+    host: config.host,
+    port: config.postsPort,
+    listenTextResolver: (address) => `post API listening at ${address} (store ${describeStore(config.store)})`
+  })
+  return app
+}
+
+async function startFront (config: Config, apiUrls: readonly URL[], logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
+  const frontLogger = logger.child({ tier: 'front' })
+  const upstream = openUpstreamClient(apiUrls, { timeouts: config.upstreamTimeouts, health: config.upstreamHealth, logger: frontLogger })
+  const app = buildFrontApp({
+    upstream,
+    logger: frontLogger,
+    slugPattern: config.slugPattern,
+    cacheControl: config.cacheControl,
+    cacheMaxBytes: config.cacheMaxBytes,
+    staleIfErrorS: config.staleIfErrorS,
+    corsOrigins: config.corsOrigins,
+    ...BODY_LIMITS,
+    server: config.server,
+    ...ops.tierOptions
+  })
+  app.addHook('onClose', async () => upstream.close())
+  await app.listen({
+    host: config.host,
+    port: config.blogPort,
+    listenTextResolver: (address) => `front API listening at ${address} (upstream ${apiUrls.map((url) => url.href).join(', ')})`
+  })
+  return app
+}
+
+/** The URL at which this process's own post API is reached, from the address it listens on. */
+function localApiUrl (app: FastifyInstance): URL {
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('the post API has no TCP address')
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address
+  return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`)
+}
+
+/**
+ * On SIGINT/SIGTERM: stops accepting, lets requests in flight finish, closes pools, exits 0;
+ * tiers close in order (front first, so nothing new reaches the upstream). Exits 1 if that
+ * takes longer than SHUTDOWN_TIMEOUT_MS.
+ */
+function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: number): void {
+  let closing = false
+  const close = (signal: string): void => {
+    if (closing) return
+    closing = true
+    logger.info(`${signal} received; closing`)
+    const force = setTimeout(() => {
+      logger.error(`shutdown took longer than ${timeoutMs} ms; exiting`)
+      process.exit(1)
+    }, timeoutMs).unref()
+    const closeAll = async (): Promise<void> => {
+      for (const app of apps) await app.close()
+      clearTimeout(force)
+      leaveCluster()
+    }
+    closeAll().catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed')
+      process.exit(1)
+    })
+  }
+  process.once('SIGINT', close)
+  process.once('SIGTERM', close)
+}
+
+export type ServingCommand = 'serve' | 'front' | 'posts-api'
+
+function requireApiUrls (config: Config): readonly URL[] {
+  if (config.apiUrls === undefined) throw new ConfigError('API_URL', 'the front needs the upstream post API base URL (API_URL or --api-url)')
+  return config.apiUrls
+}
+
+/**
+ * Starts a command's tiers; returns what to close, in order: the admin listener if any (its
+ * /readyz fails first), then the front (so nothing new reaches the upstream), then the post API.
+ */
+async function startTiers (command: ServingCommand, config: Config, logger: Logger): Promise<FastifyInstance[]> {
+  const ops = openOperations(config, logger)
+  switch (command) {
+    case 'posts-api':
+      return await ops.withAdmin([{ name: 'post API', app: await startPostsApi(config, logger, ops) }])
+    case 'front':
+      return await ops.withAdmin([{ name: 'front', app: await startFront(config, requireApiUrls(config), logger, ops) }])
+    case 'serve': {
+      // The post API, then the front calling it (or API_URL). Under a cluster the post API's port
+      // is shared, so a worker's front may be answered by any worker's post API: they are alike.
+      const posts = await startPostsApi(config, logger, ops)
+      let front: FastifyInstance
+      try {
+        front = await startFront(config, config.apiUrls ?? [localApiUrl(posts)], logger, ops)
+      } catch (err) {
+        await posts.close()
+        throw err
+      }
+      return await ops.withAdmin([{ name: 'front', app: front }, { name: 'post API', app: posts }])
+    }
+  }
+}
+
+/**
+ * What every worker would find wrong, found once before forking, so that it is one line and
+ * not one per worker: the settings the command needs, and the store (the default SQLite file
+ * is created here, not raced by the workers).
+ */
+async function checkBeforeFork (command: ServingCommand, config: Config, logger: Logger): Promise<void> {
+  if (command === 'front') {
+    requireApiUrls(config)
+    return
+  }
+  await (await openServingStore(config, logger)).close()
+}
+
+/**
+ * Serves `serve`, `front` or `posts-api` until SIGINT/SIGTERM: in this process, or, with
+ * WORKERS > 1, in that many cluster workers sharing the ports (each one runs this too).
+ */
+export async function serve (command: ServingCommand, config: Config, logger: Logger): Promise<void> {
+  if (isFleetPrimary(config.workers)) {
+    await checkBeforeFork(command, config, logger)
+    // A scrape reaching any worker gets the sum over all of them, gathered here.
+    if (config.metricsEnabled) serveClusterMetrics()
+    await runFleet({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs })
+    return
+  }
+  closeOnSignal(await startTiers(command, config, logger), logger, config.shutdownTimeoutMs)
+  reportReady()
+}

@@ -1,0 +1,105 @@
+// The list parameters both tiers share: parsing, canonical form, the cursor (strict: only what
+// encodeCursor makes decodes), and reading the cursor of a Link header.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import {
+  canonicalSearch, decodeCursor, encodeCursor, MAX_CURSOR_LENGTH, nextCursorIn, nextLink, parseListQuery, parsePostQuery, type SortKey
+} from '../../src/contract/list-query.js'
+import { ProblemError } from '../../src/contract/problems.js'
+
+const lookupableSlug = fc.string({ minLength: 1, maxLength: 200, unit: 'grapheme' }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s)) // eslint-disable-line no-control-regex
+const sortKey: fc.Arbitrary<SortKey> = fc.oneof(
+  fc.record({ slug: lookupableSlug }),
+  fc.record({
+    slug: lookupableSlug,
+    publishedAt: fc.oneof(fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'grapheme', maxLength: 60 }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s))) // eslint-disable-line no-control-regex
+  })
+)
+
+test('every sort key survives its cursor, which is base64url only', () => {
+  fc.assert(fc.property(sortKey, (key) => {
+    const cursor = encodeCursor(key)
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/)
+    const decoded = decodeCursor(cursor)
+    // -0 is written 0: the same position.
+    assert.deepEqual(decoded, Object.is(key.publishedAt, -0) ? { ...key, publishedAt: 0 } : { ...key })
+  }), { numRuns: 2000 })
+})
+
+test('a cursor with any one character changed, dropped or added either is refused or is exactly another key\'s cursor', () => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/ .%'
+  fc.assert(fc.property(sortKey, fc.nat(), fc.nat(alphabet.length - 1), fc.constantFrom('change', 'drop', 'add'), (key, at, char, edit) => {
+    const cursor = encodeCursor(key)
+    const i = at % cursor.length
+    const c = alphabet[char] ?? 'A'
+    const edited = edit === 'change' ? cursor.slice(0, i) + c + cursor.slice(i + 1) : edit === 'drop' ? cursor.slice(0, i) + cursor.slice(i + 1) : cursor.slice(0, i) + c + cursor.slice(i)
+    const decoded = decodeCursor(edited)
+    if (decoded !== undefined) assert.equal(encodeCursor(decoded), edited)
+  }), { numRuns: 5000 })
+})
+
+test('cursors that are not exactly what encodeCursor makes are refused', () => {
+  const b64 = (text: string): string => Buffer.from(text).toString('base64url')
+  const refused = [
+    '', '!!!!', `${encodeCursor({ slug: 'a' })}=`, Buffer.from('["a"]').toString('base64'), b64('[ "a"]'), b64('["a"] '), b64('{"slug":"a"}'),
+    b64('"a"'), b64('[]'), b64('["a","b","c"]'), b64('[1]'), b64('[null]'), b64('[true,"a"]'), b64('[{},"a"]'), b64('[[],"a"]'),
+    b64('[1e400,"a"]'), b64('[1.0,"a"]'), b64('[1E2,"a"]'), b64('["\\u0061"]'), b64('[""]'), b64(`["${'a'.repeat(201)}"]`), b64('["a\\u0000"]'),
+    b64('["\\ud800"]'), b64('["x\\u0007","a"]'), Buffer.from([0x5b, 0x22, 0xff, 0x22, 0x5d]).toString('base64url'),
+    'A'.repeat(MAX_CURSOR_LENGTH + 4), `${encodeCursor({ slug: 'ab' }).slice(0, -1)}x`
+  ]
+  for (const cursor of refused) assert.equal(decodeCursor(cursor), undefined, cursor)
+  assert.deepEqual(decodeCursor(b64('[1e+21,"a"]')), { slug: 'a', publishedAt: 1e21 })
+  assert.deepEqual(decodeCursor(b64('["é"]')), { slug: 'é' })
+})
+
+const problemOf = (run: () => unknown): string => {
+  try {
+    run()
+  } catch (err) {
+    assert.ok(err instanceof ProblemError && err.kind === 'invalid-query')
+    return err.message
+  }
+  return assert.fail('no problem')
+}
+
+test('parameters are read from the request target, in any order and spelling, into one canonical form', () => {
+  const cursor = encodeCursor({ slug: 'b', publishedAt: null })
+  assert.deepEqual(parseListQuery('/api/blog'), {})
+  assert.deepEqual(parseListQuery('/api/blog?'), {})
+  assert.deepEqual(parseListQuery('/api/blog?x=1&limitx=2&Limit=0'), {})
+  const query = parseListQuery(`/api/blog?tag=node-js&fields=title%2Cslug,author,title&after=${cursor}&limit=20`)
+  assert.deepEqual(query, { limit: 20, after: { slug: 'b', publishedAt: null }, fields: ['author', 'slug', 'title'], tag: 'node-js' })
+  assert.equal(canonicalSearch(query), `?limit=20&after=${cursor}&fields=author,slug,title&tag=node-js`)
+  assert.equal(canonicalSearch({}), '')
+  assert.equal(canonicalSearch(parseListQuery('/x?fields=Title,_x,slug')), '?fields=Title,_x,slug')
+  assert.equal(nextLink('/api/blog', { limit: 2, tag: 'a' }, { slug: 'z' }), `</api/blog?limit=2&after=${encodeCursor({ slug: 'z' })}&tag=a>; rel="next"`)
+  assert.deepEqual(parsePostQuery('/api/blog/a?limit=0&tag=&fields=title'), { fields: ['slug', 'title'] })
+  assert.deepEqual(parsePostQuery('/api/blog/a?limit=0'), {})
+})
+
+test('a malformed value is an invalid-query problem naming its parameter', () => {
+  for (const [search, parameter] of [
+    ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=1000', ''], ['limit=1', ''], ['limit=+1', 'limit'], ['limit=1&limit=1', 'limit'],
+    ['after=x', 'after'], ['fields=a,b', ''], [`fields=${Array.from({ length: 101 }, (_, i) => `f${i}`).join(',')}`, 'fields'],
+    [`fields=${'a'.repeat(63)}`, ''], [`fields=${'a'.repeat(64)}`, 'fields'], ['tag=a-1', ''], ['tag=a_1', 'tag'], [`tag=${'a'.repeat(200)}`, ''], [`tag=${'a'.repeat(201)}`, 'tag']
+  ] as const) {
+    if (parameter === '') parseListQuery(`/?${search}`)
+    else assert.match(problemOf(() => parseListQuery(`/?${search}`)), new RegExp(`\\b${parameter}\\b`), search)
+  }
+})
+
+test('the cursor of a next link in a Link header: none, a valid one, or null for one that is not valid', () => {
+  const cursor = encodeCursor({ slug: 'a', publishedAt: '2024-01-01 00:00:00+00' })
+  assert.equal(nextCursorIn('</api/posts?after=x>; rel="prev"'), undefined)
+  assert.equal(nextCursorIn(''), undefined)
+  for (const header of [
+    `</api/posts?limit=2&after=${cursor}>; rel="next"`, `</a?after=${cursor}>;rel=next`, `</p>; rel="prev", </n?after=${cursor}&x=1>; rel="last next"`,
+    `<https://other.example/x?after=${cursor}>; title="a, b"; rel="NEXT"`
+  ]) {
+    assert.deepEqual(nextCursorIn(header), { slug: 'a', publishedAt: '2024-01-01 00:00:00+00' }, header)
+  }
+  for (const header of ['</api/posts?limit=2>; rel="next"', '</api/posts?after=zz>; rel="next"', `</api/posts#after=${cursor}>; rel="next"`]) {
+    assert.equal(nextCursorIn(header), null, header)
+  }
+})

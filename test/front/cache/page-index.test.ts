@@ -1,0 +1,174 @@
+// Pages from memory (issue 10, src/front/cache/page-index.ts), through both tiers over a real SQLite
+// store: once a list shape has been paged through often enough, the front answers its pages
+// from the shape's keyed list, with the very status, bytes, Link and ETag the post API's pages
+// give, without a page call upstream; a change of the posts is seen by the next request; a
+// cursor the list does not hold goes upstream; an upstream without keyed lists is paged as before.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { buildPageIndex } from '../../../src/front/cache/page-index.js'
+import { buildPostsApp } from '../../../src/posts-api/app.js'
+import { encodeCursor, nextCursorIn } from '../../../src/contract/list-query.js'
+import type { PostStore } from '../../../src/store/store.js'
+import { openTestStore, seedTestStore, sqliteServer, type TestDatabase } from '../../helpers/databases.js'
+import { testConfig } from '../../helpers/config.js'
+import { json, startFakeUpstream } from '../../helpers/fake-upstream.js'
+import { get } from '../../helpers/http.js'
+import { logSink } from '../../helpers/log-sink.js'
+import { listen, startFront, type RunningApp } from '../../helpers/tiers.js'
+
+/** More than the front's INDEX_AFTER_CALLS (256) page calls of one shape. */
+const CALLS_TO_INDEX = 300
+
+let database: TestDatabase
+let store: PostStore
+let posts: RunningApp
+let front: RunningApp
+const postsLog = logSink('info')
+
+/** The post API's requests so far whose URL matches. */
+const calls = (url: RegExp): number => postsLog.lines.filter((line) => line.msg === 'request' && typeof line.url === 'string' && url.test(line.url)).length
+const PAGE_CALL = /^\/api\/posts\?.*limit=/
+const KEYED_CALL = /^\/api\/posts\/keyed/
+
+before(async () => {
+  database = await sqliteServer.create()
+  await seedTestStore(database.location)
+  // Ties on published_at (broken by slug bytes), undated posts (last), tags on some.
+  const values = Array.from({ length: 60 }, (_, i) => {
+    const at = i % 10 === 9 ? 'NULL' : `'2024-01-${String(1 + (i % 7)).padStart(2, '0')}T00:00:00.000Z'`
+    const tags = i % 3 === 0 ? '\'["three"]\'' : '\'[]\''
+    return `('p-${String(i).padStart(2, '0')}', 'Post ${i}', 'body ${i}', ${tags}, ${at})`
+  })
+  await database.exec(`INSERT INTO posts (slug, title, content, tags, published_at) VALUES ${values.join(', ')}`)
+  store = await openTestStore(database.location)
+  await store.checkSchema()
+  const config = testConfig()
+  posts = await listen(buildPostsApp({ store, logger: postsLog.logger, cacheControl: config.cacheControl, server: config.server }))
+  front = await startFront(new URL(posts.url))
+})
+after(async () => {
+  await front.app.close()
+  await posts.app.close()
+  await store.close()
+  await database.drop()
+})
+
+interface PageAnswer { status: number, body: string, link: string | undefined, etag: string | undefined }
+
+/** Every page of `search` (limit included) on `base` + `route`, following the Link headers. */
+async function walk (base: string, route: string, search: string): Promise<PageAnswer[]> {
+  const pages: PageAnswer[] = []
+  let path: string | undefined = `${route}?${search}`
+  while (path !== undefined) {
+    const r = await get(base, path)
+    const link = r.headers.link as string | undefined
+    // The front links to its own route: the rest of the link must be the post API's.
+    pages.push({ status: r.status, body: r.text, link: link?.replace(route, '/ROUTE'), etag: r.headers.etag as string | undefined })
+    const next = link === undefined ? undefined : nextCursorIn(link)
+    path = next == null ? undefined : `${route}?${search}&after=${encodeCursor(next)}`
+  }
+  return pages
+}
+
+/**
+ * Pages the shape of `fields` (a `&fields=…&tag=…` suffix) often enough for the front to hold its
+ * keyed list, then waits until it answers a page nobody asked for without a page call.
+ */
+async function indexShape (shape: string): Promise<void> {
+  for (let i = 0; i < CALLS_TO_INDEX; i++) await get(front.url, `/api/blog?limit=1${shape}`)
+  for (let limit = 2; limit < 200; limit++) {
+    const before = calls(PAGE_CALL)
+    await get(front.url, `/api/blog?limit=${limit}${shape}`)
+    if (calls(PAGE_CALL) === before) return
+  }
+  throw new Error(`the front never answered pages of ${shape} from memory`)
+}
+
+describe('a shape paged through often is answered from memory', () => {
+  for (const [shape, limits] of [['&fields=slug,title,published_at', [7, 1000]], ['&tag=three', [4]], ['', [11]]] as const) {
+    test(`shape "${shape}": the post API's pages, byte for byte, without a page call`, async () => {
+      const keyedBefore = calls(KEYED_CALL)
+      await indexShape(shape)
+      assert.equal(calls(KEYED_CALL), keyedBefore + 1, 'one keyed list fetched')
+      for (const limit of limits) {
+        const search = `limit=${limit}${shape}`
+        const expected = await walk(posts.url, '/api/posts', search)
+        const pageCalls = calls(PAGE_CALL)
+        const fromMemory = await walk(front.url, '/api/blog', search)
+        assert.equal(calls(PAGE_CALL), pageCalls, 'no page call upstream')
+        assert.deepEqual(fromMemory, expected)
+        assert.ok(expected.length > 1 || limit === 1000)
+        // A page held in memory is revalidated by the ETag the post API gave it.
+        const revalidated = await get(front.url, `/api/blog?${search}`, { 'if-none-match': expected[0]?.etag ?? '' })
+        assert.equal(revalidated.status, 304)
+      }
+    })
+  }
+
+  test('a change of the posts shows in the next page, which goes upstream again', async () => {
+    const shape = '&fields=slug,title'
+    await indexShape(shape)
+    await database.exec('INSERT INTO posts (slug, title, published_at) VALUES (\'newest\', \'Newest\', \'2030-01-01T00:00:00.000Z\')')
+    try {
+      const before = calls(PAGE_CALL)
+      const page = await get(front.url, `/api/blog?limit=300${shape}`)
+      assert.equal((page.json() as Array<{ slug: string }>)[0]?.slug, 'newest')
+      assert.equal(calls(PAGE_CALL), before + 1, 'the held list was dropped: the page went upstream')
+    } finally {
+      await database.exec('DELETE FROM posts WHERE slug = \'newest\'')
+    }
+  })
+
+  test('a cursor the list does not hold is answered upstream, as the post API pages', async () => {
+    const shape = '&fields=slug'
+    await indexShape(shape)
+    const cursor = encodeCursor({ slug: 'p-000', publishedAt: '2024-01-03T00:00:00.000Z' })
+    const before = calls(PAGE_CALL)
+    const page = await get(front.url, `/api/blog?limit=3${shape}&after=${cursor}`)
+    assert.equal(calls(PAGE_CALL), before + 1)
+    const direct = await get(posts.url, `/api/posts?limit=3${shape}&after=${cursor}`)
+    assert.equal(page.status, 200)
+    assert.equal(page.text, direct.text)
+  })
+})
+
+test('an upstream without keyed lists is paged as before, each page a call', async () => {
+  const upstream = await startFakeUpstream((req, res) => {
+    if ((req.url ?? '').startsWith('/api/posts?')) return json(res, 200, [{ slug: 'only', title: 'Only' }])
+    json(res, 404, { title: 'Not found' })
+  })
+  const plain = await startFront(upstream.url)
+  try {
+    for (let i = 0; i < CALLS_TO_INDEX; i++) assert.equal((await get(plain.url, `/api/blog?limit=1&after=${encodeCursor({ slug: `s-${i}` })}`)).status, 200)
+    const before = upstream.requests.length
+    await get(plain.url, '/api/blog?limit=1&after=' + encodeCursor({ slug: 'again' }))
+    assert.equal(upstream.requests.length, before + 1)
+    assert.ok(upstream.requests.some((r) => (r.url ?? '').startsWith('/api/posts/keyed')), 'the keyed list was asked for')
+  } finally {
+    await plain.app.close()
+    await upstream.close()
+  }
+})
+
+describe('buildPageIndex', () => {
+  const line = (cursor: string, post: string): string => `${cursor} ${post}\n`
+  const a = encodeCursor({ slug: 'a' })
+  const b = encodeCursor({ slug: 'b' })
+
+  test('pages, the last one without a next link, past the end empty', async () => {
+    const index = await buildPageIndex(Buffer.from(line(a, '{"slug":"a"}') + line(b, '{"slug":"b"}')))
+    assert.ok(index !== undefined)
+    const first = index.page(undefined, 1)
+    assert.equal(first?.representation.body.toString(), '[{"slug":"a"}]')
+    assert.deepEqual(first?.next, { slug: 'a' })
+    assert.equal(index.page(a, 5)?.next, undefined)
+    assert.equal(index.page(b, 5)?.empty, true)
+    assert.equal(index.page(encodeCursor({ slug: 'c' }), 5), undefined)
+  })
+
+  test('anything but lines of a cursor and a post is not indexed', async () => {
+    for (const text of [line(a, '{"slug":1}'), line(a, '[1]'), line(a, 'nope'), `${a}{"slug":"a"}\n`, line(a, '{"slug":"a"}') + line(a, '{"slug":"b"}'), `${a} {"slug":"a"}`]) {
+      assert.equal(await buildPageIndex(Buffer.from(text)), undefined, text)
+    }
+  })
+})

@@ -1,0 +1,154 @@
+// The representation both tiers serve: its strong ETag, its compressed variants, the weak
+// comparison of If-None-Match, the 304, and the negotiation of Accept-Encoding.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { chooseEncoding, createRepresentation, etagOf, ifNoneMatchHolds, sendConditional, sendRepresentation } from '../../src/http/representation.js'
+
+const BODY = Buffer.from(JSON.stringify({ slug: 'a', content: 'x'.repeat(4000) }))
+
+describe('chooseEncoding (RFC 9110 §12.5.3)', () => {
+  const cases: Array<[string | undefined, 'br' | 'gzip' | undefined]> = [
+    [undefined, undefined],
+    ['', undefined],
+    ['identity', undefined],
+    ['gzip', 'gzip'],
+    ['br', 'br'],
+    ['gzip, br', 'br'], // equal weights: our preference
+    ['br;q=0.1, gzip', 'gzip'], // q-values decide
+    ['gzip;q=0.5, br;q=0.4', 'gzip'],
+    ['br;q=0.5, gzip;q=0.5', 'br'],
+    ['GZIP', 'gzip'], // codings are case-insensitive
+    ['gzip, br;q=0', 'gzip'], // q=0 refuses
+    ['gzip;q=0, *', 'br'], // `*` stands for what is not named
+    ['br;q=0, *', 'gzip'], // ...and never for what is refused
+    ['gzip;q=0, br;q=0, *', undefined],
+    ['*', 'br'],
+    ['*;q=0', undefined], // nothing acceptable: identity anyway
+    ['identity;q=0', undefined],
+    ['identity;q=1, gzip;q=0.5', undefined], // identity preferred by the client
+    ['deflate', undefined],
+    ['gzip;q=0.000', undefined]
+  ]
+  for (const [header, expected] of cases) {
+    test(`${JSON.stringify(header)} → ${expected ?? 'identity'}`, () => {
+      assert.equal(chooseEncoding(header), expected)
+      assert.equal(chooseEncoding(header), expected, 'the same when asked again (the choice is kept)')
+    })
+  }
+  test('past the values whose choice is kept, new ones are still negotiated', () => {
+    for (let i = 0; i < 150; i++) assert.equal(chooseEncoding(`x-${i}, gzip;q=0.${(i % 9) + 1}`), 'gzip')
+    assert.equal(chooseEncoding('br;q=0.9, gzip;q=0.8, x-999'), 'br')
+  })
+})
+
+describe('ETags and If-None-Match', () => {
+  test('etagOf is a strong, quoted tag of the bytes; a given tag is kept', () => {
+    const etag = etagOf(BODY)
+    assert.match(etag, /^"[\w-]+"$/)
+    assert.equal(etagOf(Buffer.from(BODY)), etag)
+    assert.notEqual(etagOf(Buffer.from('other')), etag)
+    assert.equal(createRepresentation(BODY).etag, etag)
+    assert.equal(createRepresentation(BODY, '"upstream"').etag, '"upstream"')
+  })
+
+  test('weak comparison: W/ ignored, lists and * match, any variant of the same body matches', () => {
+    const etag = '"abc"'
+    for (const header of ['"abc"', 'W/"abc"', '"x", "abc"', ' "x" ,W/"abc" ', '*', '"abc-br"', '"abc-gz"', 'W/"abc-gz"']) {
+      assert.equal(ifNoneMatchHolds(header, etag), true, header)
+    }
+    for (const header of [undefined, '', '"abcd"', '"ab"', 'abc', '"x"', '"abc-zz"', '"ABC"']) {
+      assert.equal(ifNoneMatchHolds(header, etag), false, String(header))
+    }
+  })
+
+  test('variants are made once, on first use, and decode to the body', async () => {
+    const representation = createRepresentation(BODY)
+    const br = representation.encoded('br')
+    assert.equal(representation.encoded('br'), br, 'made once')
+    assert.deepEqual(brotliDecompressSync(await br), BODY)
+    assert.deepEqual(gunzipSync(await representation.encoded('gzip')), BODY)
+  })
+})
+
+async function appServing (body: Buffer, cacheControl = 'no-cache'): Promise<FastifyInstance> {
+  const app = Fastify()
+  const representation = createRepresentation(body)
+  app.get('/r', async (request, reply) => await sendRepresentation(request, reply, representation, cacheControl))
+  let sent = 0
+  app.get('/conditional', async (request, reply) => await sendConditional(request, reply, { etag: '"c"', cacheControl }, async () => {
+    sent++
+    return reply.send(`sent ${sent}`)
+  }))
+  app.get('/untagged', async (request, reply) => await sendConditional(request, reply, { etag: undefined, cacheControl }, async () => reply.send('fresh')))
+  await app.ready()
+  return app
+}
+
+describe('sendRepresentation and sendConditional', () => {
+  test('200 with ETag, Cache-Control and Vary; the negotiated variant with its own ETag', async (t) => {
+    const app = await appServing(BODY, 'max-age=5')
+    t.after(() => app.close())
+    const etag = etagOf(BODY)
+    const plain = await app.inject('/r')
+    assert.equal(plain.statusCode, 200)
+    assert.equal(plain.headers.etag, etag)
+    assert.equal(plain.headers['cache-control'], 'max-age=5')
+    assert.equal(plain.headers.vary, 'Accept-Encoding')
+    assert.equal(plain.headers['content-encoding'], undefined)
+    assert.deepEqual(plain.rawPayload, BODY)
+    const gz = await app.inject({ url: '/r', headers: { 'accept-encoding': 'br;q=0.1, gzip' } })
+    assert.equal(gz.headers['content-encoding'], 'gzip')
+    assert.equal(gz.headers.etag, `${etag.slice(0, -1)}-gz"`)
+    assert.deepEqual(gunzipSync(gz.rawPayload), BODY)
+    const br = await app.inject({ url: '/r', headers: { 'accept-encoding': 'gzip, br' } })
+    assert.equal(br.headers['content-encoding'], 'br')
+    assert.equal(br.headers.etag, `${etag.slice(0, -1)}-br"`)
+  })
+
+  test('Vary: Accept-Encoding is added to a Vary already set (Origin, by CORS with a list of origins)', async (t) => {
+    const app = Fastify()
+    t.after(() => app.close())
+    const representation = createRepresentation(BODY)
+    app.get('/r', async (request, reply) => await sendRepresentation(request, reply.header('vary', 'Origin'), representation, 'no-cache'))
+    assert.equal((await app.inject('/r')).headers.vary, 'Origin, Accept-Encoding')
+  })
+
+  test('a small body is never compressed', async (t) => {
+    const app = await appServing(Buffer.from('{"slug":"a"}'))
+    t.after(() => app.close())
+    const response = await app.inject({ url: '/r', headers: { 'accept-encoding': 'br, gzip' } })
+    assert.equal(response.headers['content-encoding'], undefined)
+    assert.equal(response.body, '{"slug":"a"}')
+  })
+
+  test('304 without a body when If-None-Match holds, for any variant, with ETag and Cache-Control', async (t) => {
+    const app = await appServing(BODY)
+    t.after(() => app.close())
+    const etag = etagOf(BODY)
+    for (const tag of [etag, `W/${etag}`, `${etag.slice(0, -1)}-gz"`]) {
+      const response = await app.inject({ url: '/r', headers: { 'if-none-match': tag, 'accept-encoding': 'br' } })
+      assert.equal(response.statusCode, 304, tag)
+      assert.equal(response.body, '')
+      assert.equal(response.headers.etag, etag)
+      assert.equal(response.headers['cache-control'], 'no-cache')
+    }
+    assert.equal((await app.inject({ url: '/r', headers: { 'if-none-match': '"other"' } })).statusCode, 200)
+  })
+
+  test('sendConditional makes the 200 only when needed; without a validator it always sends', async (t) => {
+    const app = await appServing(BODY)
+    t.after(() => app.close())
+    const notModified = await app.inject({ url: '/conditional', headers: { 'if-none-match': '"c"' } })
+    assert.equal(notModified.statusCode, 304)
+    assert.equal(notModified.headers.etag, '"c"')
+    const sent = await app.inject('/conditional')
+    assert.equal(sent.body, 'sent 1', 'send ran for the 200 only')
+    assert.equal(sent.headers.etag, '"c"')
+    const untagged = await app.inject({ url: '/untagged', headers: { 'if-none-match': '*' } })
+    assert.equal(untagged.statusCode, 200)
+    assert.equal(untagged.headers.etag, undefined)
+    assert.equal(untagged.headers['cache-control'], 'no-cache')
+  })
+})

@@ -1,0 +1,77 @@
+// The access log and the process's log output (issue 12): an access line is the very line pino
+// would write; access lines are held back to be written many at once, but never after a later
+// line, nor longer than the flush interval, nor lost at exit.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Writable } from 'node:stream'
+import { after, test } from 'node:test'
+import { pino } from 'pino'
+import { createAccessLog } from '../../src/http/access-log.js'
+import { createLogOutput } from '../../src/process/log-output.js'
+import { pollUntil } from '../helpers/poll.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'blog-read-api-log-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+function capture (options: pino.LoggerOptions = {}): { logger: pino.Logger, lines: string[] } {
+  const lines: string[] = []
+  const sink = new Writable({ write (chunk: Buffer, _encoding, done) { lines.push(chunk.toString()); done() } })
+  // pino writes to a plain Writable synchronously: each line is there once the call returns.
+  const logger = pino({ name: 'blog-read-api', timestamp: () => ',"time":1', ...options }, sink as unknown as pino.DestinationStream).child({ tier: 'front' })
+  return { logger, lines }
+}
+
+const line = { reqId: 'req-1', method: 'GET', url: '/api/blog/a?fields=slug,"title"\\', status: 200, ms: 0.42 }
+
+test('an access line is byte for byte what pino writes for the same fields', () => {
+  const { logger, lines } = capture()
+  const access = createAccessLog(logger, 'info')
+  assert.ok(access !== undefined)
+  access(line)
+  logger.info(line, 'request')
+  assert.equal(lines.length, 2)
+  assert.equal(lines[0], lines[1])
+  assert.deepEqual(JSON.parse(lines[0] ?? ''), { level: 30, time: 1, pid: process.pid, hostname: JSON.parse(lines[1] ?? '').hostname, name: 'blog-read-api', tier: 'front', ...line, msg: 'request' })
+  // A request id of the client's or a method Node parses could in principle need escaping too.
+  access({ ...line, reqId: 'a"b', method: 'M\\' })
+  logger.info({ ...line, reqId: 'a"b', method: 'M\\' }, 'request')
+  assert.equal(lines[2], lines[3])
+})
+
+test('no access log below its level; a logger configured in ways the line would not honour logs it itself', () => {
+  assert.equal(createAccessLog(capture({ level: 'warn' }).logger, 'info'), undefined)
+  assert.equal(createAccessLog(capture({ level: 'info' }).logger, 'debug'), undefined)
+  const { logger, lines } = capture({ mixin: () => ({ extra: true }) })
+  createAccessLog(logger, 'info')?.(line)
+  assert.equal(JSON.parse(lines[0] ?? '').extra, true)
+})
+
+test('access lines wait for 4 KiB, the flush interval or any other line, which follows them; nothing is lost at exit', async () => {
+  const file = join(dir, 'out.log')
+  const fd = openSync(file, 'w')
+  const out = createLogOutput(fd, { flushMs: 200 })
+  const written = (): string => readFileSync(file, 'utf8')
+  out.writeBuffered?.('access 1\n')
+  out.writeBuffered?.('access 2\n')
+  assert.equal(written(), '', 'held back')
+  out.write('started\n')
+  assert.equal(written(), 'access 1\naccess 2\nstarted\n', 'another line is written at once, after the access lines before it')
+  out.writeBuffered?.('access 3\n')
+  await pollUntil('the flush interval', () => written().endsWith('access 3\n'), { withinMs: 2000 })
+  out.writeBuffered?.('x'.repeat(5000) + '\n')
+  assert.equal(written().length, 'access 1\naccess 2\nstarted\naccess 3\n'.length + 5001, '4 KiB or more: written at once')
+  closeSync(fd)
+
+  // A process that exits (here with an uncaught error) writes what it held.
+  const exitFile = join(dir, 'exit.log')
+  const crashed = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e',
+    `import { openSync } from 'node:fs'; import { createLogOutput } from ${JSON.stringify(new URL('../../src/process/log-output.ts', import.meta.url).href)};
+     const out = createLogOutput(openSync(${JSON.stringify(exitFile)}, 'w')); out.writeBuffered('held\\n'); setTimeout(() => { throw new Error('crash') }, 10)`],
+  { stdio: 'ignore', cwd: fileURLToPath(new URL('../..', import.meta.url)) })
+  assert.equal(crashed.status, 1)
+  assert.equal(readFileSync(exitFile, 'utf8'), 'held\n')
+})
