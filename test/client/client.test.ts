@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { BlogApiProblem, createBlogClient, type Post } from '../../src/client/index.js'
+import { BlogApiProblem, createBlogClient, type Post } from '../../packages/client/src/index.js'
 import { SAMPLE_POSTS } from '../../src/store/sample-posts.js'
 import { assertBuilt, DIST } from '../helpers/built.js'
 import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
@@ -157,7 +157,7 @@ test('the package exports it as blog-read-api/client: dist/client, typed, import
   assertBuilt()
   const entry = fileURLToPath(import.meta.resolve('blog-read-api/client'))
   assert.equal(entry, join(DIST, 'client', 'index.js'))
-  const built = await import('blog-read-api/client') as typeof import('../../src/client/index.js')
+  const built = await import('blog-read-api/client') as typeof import('../../packages/client/src/index.js')
   assert.equal(typeof built.createBlogClient, 'function')
   assert.match(readFileSync(join(DIST, 'client', 'index.d.ts'), 'utf8'), /export declare function createBlogClient/)
   // A browser loads it as it is: no import of anything.
