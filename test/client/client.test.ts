@@ -1,5 +1,6 @@
 // The typed client (`blog-read-api/client`) against a running front: over a real post API for
-// posts and problems, over fake upstreams for the answers a real one rarely gives.
+// posts and problems, over fake upstreams for the answers a real one rarely gives. The
+// `@ts-expect-error` lines are checked by `npm run typecheck`: each must stay an error.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -66,9 +67,27 @@ describe('the typed client against a running front', () => {
     assert.deepEqual(Object.entries(trimmed), [['slug', 'two-tiers'], ['title', 'Why two tiers'], ['author', 'Grace']], 'in the table\'s order')
     assert.deepEqual((await client.listPosts({ tag: 'intro', fields: ['slug'] })).map((post) => post.slug), ['hello-world'])
     assert.deepEqual(await client.listPage({ limit: 5, tag: 'no-such-tag' }), { posts: [], after: undefined })
-    for (const attempt of [() => client.listPage({ limit: 0 }), () => client.listPosts({ fields: ['no_such_column'] }), () => client.getPost('two-tiers', { fields: ['a-b'] })]) {
+    for (const attempt of [() => client.listPage({ limit: 0 }), () => client.listPosts({ fields: ['no_such_column'] }), () => client.listPosts({ fields: [] }), () => client.getPost('two-tiers', { fields: ['a-b'] })]) {
       assert.equal((await problemOf(attempt())).kind, 'invalid-query')
     }
+  })
+
+  test('createBlogClient<SamplePost>: posts of that type, trimmed by fields to Pick<SamplePost, slug | F>', async () => {
+    interface SamplePost { slug: string, title: string, author: string, tags: string[], published_at: string }
+    const client = createBlogClient<SamplePost>({ baseUrl: tiers.front.url })
+    const posts: SamplePost[] = await client.listPosts({ tag: 'intro' })
+    assert.deepEqual(posts.map((post) => post.tags.includes('intro')), [true])
+    const page = await client.listPage({ limit: 1, fields: ['title', 'author'] })
+    const first = page.posts[0]
+    assert.deepEqual(Object.keys(first ?? {}), ['slug', 'title', 'author'])
+    // @ts-expect-error: trimmed to slug, title and author, as the answer is
+    assert.equal(first?.tags, undefined)
+    const post = await client.getPost('two-tiers', { fields: ['author'] })
+    assert.equal(post.author, 'Grace')
+    // @ts-expect-error: trimmed to slug and author
+    assert.equal(post.title, undefined)
+    // @ts-expect-error: not a column of SamplePost (nor of the table)
+    assert.equal((await problemOf(client.listPosts({ fields: ['subtitle'] }))).kind, 'invalid-query')
   })
 
   test('a problem answer is a BlogApiProblem carrying the document', async () => {
