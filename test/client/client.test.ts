@@ -1,14 +1,10 @@
-// The typed client (`blog-read-api/client`) against a running front: over a real post API for
-// posts and problems, over fake upstreams for the answers a real one rarely gives. The
-// `@ts-expect-error` lines are checked by `npm run typecheck`: each must stay an error.
+// The typed client (`@blog-read-api/client`, from its source) against a running front: over a
+// real post API for posts and problems, over fake upstreams for the answers a real one rarely
+// gives. The `@ts-expect-error` lines are checked by `npm run typecheck`: each must stay an error.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { BlogApiProblem, createBlogClient, type Post } from '../../packages/client/src/index.js'
 import { SAMPLE_POSTS } from '../../src/store/sample-posts.js'
-import { assertBuilt, DIST } from '../helpers/built.js'
 import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { startFront, startTiersOn, type RunningApp, type Tiers } from '../helpers/tiers.js'
@@ -170,15 +166,4 @@ describe('the typed client, unit', () => {
     assert.equal(await page('</api/blog?limit=1>; rel="next"'), undefined)
     assert.equal(await page(undefined), undefined)
   })
-})
-
-test('the package exports it as blog-read-api/client: dist/client, typed, importing nothing', async () => {
-  assertBuilt()
-  const entry = fileURLToPath(import.meta.resolve('blog-read-api/client'))
-  assert.equal(entry, join(DIST, 'client', 'index.js'))
-  const built = await import('blog-read-api/client') as typeof import('../../packages/client/src/index.js')
-  assert.equal(typeof built.createBlogClient, 'function')
-  assert.match(readFileSync(join(DIST, 'client', 'index.d.ts'), 'utf8'), /export declare function createBlogClient/)
-  // A browser loads it as it is: no import of anything.
-  assert.doesNotMatch(readFileSync(entry, 'utf8'), /^\s*import\b|\bimport\(/m)
 })
