@@ -3,5 +3,5 @@ import neostandard from 'neostandard'
 
 export default neostandard({
   ts: true,
-  ignores: ['dist/**', 'coverage/**', 'bench/results/**', 'test-results/**', 'src/client/schema.ts']
+  ignores: ['dist/**', 'packages/*/dist/**', 'coverage/**', 'bench/results/**', 'test-results/**', 'packages/client/src/schema.ts']
 })

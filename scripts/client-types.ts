@@ -1,4 +1,4 @@
-// `npm run client:types`: writes src/client/schema.ts, the typed client's types, from the front's
+// `npm run client:types`: writes packages/client/src/schema.ts, the typed client's types, from the front's
 // OpenAPI document as the front itself generates it (in process, no port, no upstream), with
 // openapi-typescript. test/client/client-types.test.ts fails while the committed file is stale.
 import { writeFileSync } from 'node:fs'
@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.js'
 import { buildFrontApp } from '../src/front/app.js'
 import type { UpstreamClient } from '../src/front/upstream/client.js'
 
-export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../src/client/schema.ts', import.meta.url))
+export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../packages/client/src/schema.ts', import.meta.url))
 
 // Types only, nothing runs: the c8 marks keep the file out of the coverage count.
 const HEADER = '/* c8 ignore start */\n' +

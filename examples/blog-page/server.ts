@@ -1,5 +1,5 @@
 // Serves the example page on its own origin (another port than the API's), with the built client
-// (dist/client/index.js) as blog-client.js. `npm run example` runs it; the browser test starts it
+// (packages/client/dist/index.js) as blog-client.js. `npm run example` runs it; the browser test starts it
 // on port 0. The page's CSP lets it call only the API named by its `?api=` parameter.
 import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
@@ -12,7 +12,7 @@ const FILES: Record<string, { file: string, type: string }> = {
   '/': { file: here('index.html'), type: 'text/html; charset=utf-8' },
   '/page.js': { file: here('page.js'), type: 'text/javascript; charset=utf-8' },
   '/style.css': { file: here('style.css'), type: 'text/css; charset=utf-8' },
-  '/blog-client.js': { file: here('../../dist/client/index.js'), type: 'text/javascript; charset=utf-8' }
+  '/blog-client.js': { file: here('../../packages/client/dist/index.js'), type: 'text/javascript; charset=utf-8' }
 }
 
 export const DEFAULT_API = 'http://127.0.0.1:3000'
@@ -45,7 +45,7 @@ export async function startExampleServer ({ host = '127.0.0.1', port = 0 }: { ho
     try {
       body = readFileSync(entry.file)
     } catch {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('run `npm run build` first: dist/client/index.js is missing\n')
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('run `npm run build` first: packages/client/dist/index.js is missing\n')
       return
     }
     res.writeHead(200, {

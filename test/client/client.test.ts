@@ -1,13 +1,10 @@
-// The typed client (`blog-read-api/client`) against a running front: over a real post API for
-// posts and problems, over fake upstreams for the answers a real one rarely gives.
+// The typed client (`@blog-read-api/client`, from its source) against a running front: over a
+// real post API for posts and problems, over fake upstreams for the answers a real one rarely
+// gives. The `@ts-expect-error` lines are checked by `npm run typecheck`: each must stay an error.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
-import { BlogApiProblem, createBlogClient, type Post } from '../../src/client/index.js'
+import { BlogApiProblem, createBlogClient, type Post } from '../../packages/client/src/index.js'
 import { SAMPLE_POSTS } from '../../src/store/sample-posts.js'
-import { assertBuilt, DIST } from '../helpers/built.js'
 import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { startFront, startTiersOn, type RunningApp, type Tiers } from '../helpers/tiers.js'
@@ -66,9 +63,27 @@ describe('the typed client against a running front', () => {
     assert.deepEqual(Object.entries(trimmed), [['slug', 'two-tiers'], ['title', 'Why two tiers'], ['author', 'Grace']], 'in the table\'s order')
     assert.deepEqual((await client.listPosts({ tag: 'intro', fields: ['slug'] })).map((post) => post.slug), ['hello-world'])
     assert.deepEqual(await client.listPage({ limit: 5, tag: 'no-such-tag' }), { posts: [], after: undefined })
-    for (const attempt of [() => client.listPage({ limit: 0 }), () => client.listPosts({ fields: ['no_such_column'] }), () => client.getPost('two-tiers', { fields: ['a-b'] })]) {
+    for (const attempt of [() => client.listPage({ limit: 0 }), () => client.listPosts({ fields: ['no_such_column'] }), () => client.listPosts({ fields: [] }), () => client.getPost('two-tiers', { fields: ['a-b'] })]) {
       assert.equal((await problemOf(attempt())).kind, 'invalid-query')
     }
+  })
+
+  test('createBlogClient<SamplePost>: posts of that type, trimmed by fields to Pick<SamplePost, slug | F>', async () => {
+    interface SamplePost { slug: string, title: string, author: string, tags: string[], published_at: string }
+    const client = createBlogClient<SamplePost>({ baseUrl: tiers.front.url })
+    const posts: SamplePost[] = await client.listPosts({ tag: 'intro' })
+    assert.deepEqual(posts.map((post) => post.tags.includes('intro')), [true])
+    const page = await client.listPage({ limit: 1, fields: ['title', 'author'] })
+    const first = page.posts[0]
+    assert.deepEqual(Object.keys(first ?? {}), ['slug', 'title', 'author'])
+    // @ts-expect-error: trimmed to slug, title and author, as the answer is
+    assert.equal(first?.tags, undefined)
+    const post = await client.getPost('two-tiers', { fields: ['author'] })
+    assert.equal(post.author, 'Grace')
+    // @ts-expect-error: trimmed to slug and author
+    assert.equal(post.title, undefined)
+    // @ts-expect-error: not a column of SamplePost (nor of the table)
+    assert.equal((await problemOf(client.listPosts({ fields: ['subtitle'] }))).kind, 'invalid-query')
   })
 
   test('a problem answer is a BlogApiProblem carrying the document', async () => {
@@ -151,15 +166,4 @@ describe('the typed client, unit', () => {
     assert.equal(await page('</api/blog?limit=1>; rel="next"'), undefined)
     assert.equal(await page(undefined), undefined)
   })
-})
-
-test('the package exports it as blog-read-api/client: dist/client, typed, importing nothing', async () => {
-  assertBuilt()
-  const entry = fileURLToPath(import.meta.resolve('blog-read-api/client'))
-  assert.equal(entry, join(DIST, 'client', 'index.js'))
-  const built = await import('blog-read-api/client') as typeof import('../../src/client/index.js')
-  assert.equal(typeof built.createBlogClient, 'function')
-  assert.match(readFileSync(join(DIST, 'client', 'index.d.ts'), 'utf8'), /export declare function createBlogClient/)
-  // A browser loads it as it is: no import of anything.
-  assert.doesNotMatch(readFileSync(entry, 'utf8'), /^\s*import\b|\bimport\(/m)
 })

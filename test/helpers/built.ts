@@ -1,21 +1,26 @@
-// Tests of what `npm run build` makes (the executable, the browser client): `npm test` does not
-// build (`npm ci` does, and so does `npm run build`), so a dist/ older than src/ is refused
+// Tests of what `npm run build` makes (the executable, the client package): `npm test` does not
+// build (`npm ci` does, and so does `npm run build`), so a dist/ older than its src/ is refused
 // rather than tested.
 import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
-export const DIST = fileURLToPath(new URL('../../dist/', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const SRC = join(ROOT, 'src/')
+export const DIST = join(ROOT, 'dist/')
+/** The client package (packages/client), built by the same `npm run build`. */
+export const CLIENT = join(ROOT, 'packages/client/')
 
-/** Throws unless every src/ module has its dist/ output, written after the module last changed. */
+/** Throws unless every module of the server's and the client's src/ has its dist/ output, written after the module last changed. */
 export function assertBuilt (): void {
-  for (const entry of readdirSync(SRC, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue
-    const source = join(entry.parentPath, entry.name)
-    const built = join(DIST, source.slice(SRC.length).replace(/\.ts$/, '.js'))
-    if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) {
-      throw new Error(`dist/ is older than ${source.slice(SRC.length - 4)}: run \`npm run build\` before the tests`)
+  for (const [src, dist] of [[SRC, DIST], [join(CLIENT, 'src/'), join(CLIENT, 'dist/')]] as const) {
+    for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts')) continue
+      const source = join(entry.parentPath, entry.name)
+      const built = join(dist, source.slice(src.length).replace(/\.ts$/, '.js'))
+      if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) {
+        throw new Error(`${relative(ROOT, built)} is missing or older than ${relative(ROOT, source)}: run \`npm run build\` before the tests`)
+      }
     }
   }
 }
