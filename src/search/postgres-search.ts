@@ -1,0 +1,59 @@
+// PostgreSQL full-text search: the index is a GIN index on a weighted tsvector expression over the
+// searched columns; a query is a tsquery composed with &&, || and !! of phraseto_tsquery() calls,
+// each given a term's text as a parameter (phraseto_tsquery reads text, never tsquery syntax).
+import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { checkSearchSettings, columnRole, type ColumnRole, type CompiledSearch, type SearchSettings } from './compiled-search.js'
+import type { SearchQuery, SearchTerm } from './search-query.js'
+
+/** The GIN index `migrate --search` creates on `posts`. */
+export const POSTGRES_SEARCH_INDEX = 'posts_search'
+
+/** The tsvector weight class of a match by column role. */
+const WEIGHT_CLASS: Record<ColumnRole, 'A' | 'B' | 'C'> = { title: 'A', summary: 'B', body: 'C' }
+
+/**
+ * ts_rank's weights of the classes {D, C, B, A} (PostgreSQL's defaults but for C): a title match
+ * counts ten times a body match, so one in the title outranks a few in the body.
+ */
+const RANK_WEIGHTS = sql.raw("'{0.1, 0.1, 0.4, 1.0}'::float4[]")
+
+/**
+ * The weighted document of a row: the index's expression, which a query must repeat exactly for
+ * the planner to use the index. The language is written as a literal, not bound: a bound one is
+ * only folded into a constant in a custom plan, and a generic plan would scan the table.
+ */
+export function postgresDocument (settings: SearchSettings): RawBuilder<unknown> {
+  const { columns, language } = checkSearchSettings(settings)
+  const config = sql`${sql.lit(language)}::regconfig`
+  return sql.join(columns.map((column) =>
+    sql`setweight(to_tsvector(${config}, coalesce(${sql.ref(column)}, '')), ${sql.lit(WEIGHT_CLASS[columnRole(column)])})`), sql` || `)
+}
+
+/**
+ * The tsquery of a group of terms; the language is bound here. A term the language drops
+ * entirely (a stop word) is an empty tsquery, which && and || leave out.
+ */
+function anyOf (terms: readonly SearchTerm[], language: string): RawBuilder<unknown> {
+  return sql`(${sql.join(terms.map((term) => sql`phraseto_tsquery(${language}::regconfig, ${term.text})`), sql` || `)})`
+}
+
+/**
+ * `document @@ wanted AND NOT document @@ unwanted`: the exclusions are a separate match, not an
+ * `&& !!` inside one tsquery, so that a query whose wanted words are all stop words matches
+ * nothing (an empty tsquery) instead of every row without the excluded ones.
+ */
+export function compilePostgresSearch (query: SearchQuery, settings: SearchSettings): CompiledSearch {
+  const document = postgresDocument(settings)
+  const { language } = settings
+  const wanted = sql`(${sql.join(query.groups.map((group) => anyOf(group, language)), sql` && `)})`
+  const matches = sql<boolean>`(${document}) @@ ${wanted}`
+  return {
+    condition: query.excluded.length === 0 ? matches : sql<boolean>`${matches} AND NOT (${document}) @@ ${anyOf(query.excluded, language)}`,
+    rank: sql<number>`ts_rank(${RANK_WEIGHTS}, ${document}, ${wanted})`
+  }
+}
+
+/** Creates the GIN index the search condition uses (when absent). */
+export async function createPostgresSearchIndex (db: Kysely<any>, settings: SearchSettings): Promise<void> {
+  await sql`CREATE INDEX IF NOT EXISTS ${sql.id(POSTGRES_SEARCH_INDEX)} ON posts USING GIN ((${postgresDocument(settings)}))`.execute(db)
+}
