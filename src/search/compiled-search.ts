@@ -1,6 +1,6 @@
 // What each engine's compiler makes of a parsed query, and what every engine agrees on: which
 // columns are searched, in which language, and how much a match in each column weighs.
-import type { RawBuilder } from 'kysely'
+import type { RawBuilder, SelectQueryBuilder } from 'kysely'
 
 export interface SearchSettings {
   /** The searched columns of `posts`, text columns, in the order the index lists them. */
@@ -17,15 +17,35 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = Object.freeze({
 /** The language that means "no stemming" on every engine. */
 export const NO_STEMMING = 'simple'
 
+/** The alias of the derived table an engine's matches are joined as (CompiledSearch.join). */
+export const SEARCH_ALIAS = 'blog_read_api_search'
+
 /**
- * A query compiled for one engine: conditions and expressions on a row of `posts`, with every
- * value from the query bound as a parameter.
+ * A query compiled for one engine, with every value from the query bound as a parameter: the
+ * matching rows of `posts`, and their relevance.
  */
 export interface CompiledSearch {
-  /** True for a row that matches the query. */
-  readonly condition: RawBuilder<boolean>
+  /**
+   * Where the engine ranks in an index table of its own (FTS5): the matches with their rank, a
+   * derived table to inner-join to `posts` as SEARCH_ALIAS, on `on`.
+   */
+  readonly join?: { readonly table: RawBuilder<unknown>, readonly on: RawBuilder<boolean> }
+  /** True for a matching row, where the engine matches on `posts` itself. */
+  readonly condition?: RawBuilder<boolean>
   /** The row's relevance (meaningful for matching rows only): larger is more relevant. */
   readonly rank: RawBuilder<number>
+}
+
+/**
+ * `query` (a select from `posts`) narrowed to the matching rows. Select `posts.*` rather than `*`
+ * from it: a joined engine adds its own columns.
+ */
+export function whereSearchMatches<Query extends SelectQueryBuilder<any, any, any>> (query: Query, search: CompiledSearch): Query {
+  let narrowed = query as SelectQueryBuilder<any, any, any>
+  const { join, condition } = search
+  if (join !== undefined) narrowed = narrowed.innerJoin(join.table.as(SEARCH_ALIAS), (on) => on.on(join.on))
+  if (condition !== undefined) narrowed = narrowed.where(condition)
+  return narrowed as Query
 }
 
 /**

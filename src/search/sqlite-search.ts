@@ -2,7 +2,7 @@
 // query is one MATCH expression made only of double-quoted strings and the operators we write
 // (AND, OR, NOT, parentheses), bound as a parameter; relevance is bm25() with column weights.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-import { checkSearchSettings, columnRole, type ColumnRole, type CompiledSearch, type SearchSettings } from './compiled-search.js'
+import { checkSearchSettings, columnRole, SEARCH_ALIAS, type ColumnRole, type CompiledSearch, type SearchSettings } from './compiled-search.js'
 import type { SearchQuery, SearchTerm } from './search-query.js'
 
 /** The FTS5 table `migrate --search` creates beside `posts`. */
@@ -50,16 +50,21 @@ export function fts5RankSql (table: string, columns: readonly string[]): string 
 }
 
 /**
- * The condition and rank on a row of `posts`: the matching rowids come from one FTS5 query, and
- * the rank of each row from the index again (bm25 needs the FTS5 cursor of the row).
+ * The matches as a derived table (rowid, rank) of one FTS5 query, joined to `posts` by rowid:
+ * bm25() can only rank in the FTS5 query itself (a correlated rank query per row ran the MATCH
+ * again for each, seconds for a common word).
  */
 export function compileSqliteSearch (query: SearchQuery, settings: SearchSettings): CompiledSearch {
   const { columns } = checkSearchSettings(settings)
-  const match = fts5MatchExpression(query)
   const table = sql.table(SQLITE_SEARCH_TABLE)
+  const search = sql.table(SEARCH_ALIAS)
   return {
-    condition: sql<boolean>`posts.rowid IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ${match})`,
-    rank: sql<number>`(SELECT ${sql.raw(fts5RankSql(SQLITE_SEARCH_TABLE, columns))} FROM ${table} WHERE ${table} MATCH ${match} AND rowid = posts.rowid)`
+    join: {
+      table: sql`(SELECT rowid AS search_rowid, ${sql.raw(fts5RankSql(SQLITE_SEARCH_TABLE, columns))} AS search_rank
+        FROM ${table} WHERE ${table} MATCH ${fts5MatchExpression(query)})`,
+      on: sql<boolean>`${search}.search_rowid = posts.rowid`
+    },
+    rank: sql<number>`${search}.search_rank`
   }
 }
 

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import { createPool } from 'mysql2'
 import pg from 'pg'
-import type { CompiledSearch, SearchSettings } from '../../src/search/compiled-search.js'
+import { whereSearchMatches, type CompiledSearch, type SearchSettings } from '../../src/search/compiled-search.js'
 import { openMemorySearchIndex, type SearchHit } from '../../src/search/memory-search-index.js'
 import { compileMysqlSearch, createMysqlSearchIndex, readMysqlSearchLimits } from '../../src/search/mysql-search.js'
 import { compilePostgresSearch, createPostgresSearchIndex } from '../../src/search/postgres-search.js'
@@ -73,8 +73,8 @@ function sqlTarget (name: string, engine: SqlEngine): SearchTarget {
         throw err
       }
       const searchQuery = (query: SearchQuery, limit: number) => {
-        const { condition, rank } = compile(query)
-        return db.selectFrom('posts').select(['slug', rank.as('search_rank')]).where(condition)
+        const search = compile(query)
+        return whereSearchMatches(db.selectFrom('posts'), search).select(['posts.slug', search.rank.as('search_rank')])
           .orderBy('search_rank', 'desc').orderBy(engine.slugOrder).limit(limit)
       }
       return {
@@ -106,7 +106,7 @@ export const sqliteTarget = sqlTarget('SQLite FTS5', {
     await createSqliteSearchIndex(db, settings)
     return (query) => compileSqliteSearch(query, settings)
   },
-  slugOrder: sql`slug COLLATE BINARY`,
+  slugOrder: sql`posts.slug COLLATE BINARY`,
   explain: async (db, text, parameters) => (await explainRows<{ detail: string }>(db, `EXPLAIN QUERY PLAN ${text}`, parameters)).map((row) => row.detail).join('\n')
 })
 
@@ -117,7 +117,7 @@ export const postgresTarget = sqlTarget('PostgreSQL', {
     await createPostgresSearchIndex(db, settings)
     return (query) => compilePostgresSearch(query, settings)
   },
-  slugOrder: sql`slug COLLATE "C"`,
+  slugOrder: sql`posts.slug COLLATE "C"`,
   explain: async (db, text, parameters) => (await explainRows<{ 'QUERY PLAN': string }>(db, `EXPLAIN (ANALYZE, BUFFERS) ${text}`, parameters)).map((row) => row['QUERY PLAN']).join('\n')
 })
 
@@ -129,7 +129,7 @@ export const mysqlTarget = sqlTarget('MariaDB FULLTEXT', {
     const limits = await readMysqlSearchLimits(db)
     return (query) => compileMysqlSearch(query, settings, limits)
   },
-  slugOrder: sql`slug`,
+  slugOrder: sql`posts.slug`,
   explain: async (db, text, parameters) => (await explainRows<Record<string, unknown>>(db, `EXPLAIN ${text}`, parameters)).map((row) => JSON.stringify(row)).join('\n')
 })
 
