@@ -48,6 +48,8 @@ interface SqlEngine {
   /** The slug in bytewise order, whatever the column's collation. */
   slugOrder: ReturnType<typeof sql>
   explain: (db: Kysely<any>, text: string, parameters: readonly unknown[]) => Promise<string>
+  /** Statistics after a load, as a settled database has them (the planner picks the index by them). */
+  analyze?: (db: Kysely<any>) => Promise<void>
 }
 
 async function explainRows<Row> (db: Kysely<any>, text: string, parameters: readonly unknown[]): Promise<Row[]> {
@@ -81,6 +83,7 @@ function sqlTarget (name: string, engine: SqlEngine): SearchTarget {
         async replacePosts (posts) {
           await db.deleteFrom('posts').execute()
           for (let i = 0; i < posts.length; i += 500) await db.insertInto('posts').values(posts.slice(i, i + 500)).execute()
+          await engine.analyze?.(db)
         },
         async search (query, limit = 1000) {
           const rows = await searchQuery(query, limit).execute()
@@ -118,6 +121,7 @@ export const postgresTarget = sqlTarget('PostgreSQL', {
     return (query) => compilePostgresSearch(query, settings)
   },
   slugOrder: sql`posts.slug COLLATE "C"`,
+  analyze: async (db) => { await sql`ANALYZE posts`.execute(db) },
   explain: async (db, text, parameters) => (await explainRows<{ 'QUERY PLAN': string }>(db, `EXPLAIN (ANALYZE, BUFFERS) ${text}`, parameters)).map((row) => row['QUERY PLAN']).join('\n')
 })
 
