@@ -14,9 +14,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = Object.freeze({
   language: 'english'
 })
 
-/** The language that means "no stemming" on every engine. */
-export const NO_STEMMING = 'simple'
-
 /** The alias of the derived table an engine's matches are joined as (CompiledSearch.join). */
 export const SEARCH_ALIAS = 'blog_read_api_search'
 
