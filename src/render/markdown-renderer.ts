@@ -7,8 +7,9 @@
 //   the literal Markdown text (see link-policy.ts). `data:` images are refused too: they bloat
 //   every list and feed answer, and most content security policies block them anyway.
 // - Headings get GitHub-style ids.
-// - Nesting (block quotes, lists, emphasis inside links…) deeper than markdown-it's `maxNesting`
-//   (100 in its default preset) is rendered as text; emphasis itself is paired in linear time.
+// - Nesting is bounded by markdown-it's `maxNesting` (100 in its default preset): blocks nested
+//   deeper (block quotes, lists) are left out, and inline constructs nested deeper (a link inside
+//   a link…) stay as text. Emphasis is paired in linear time, and nested emphasis renders nested.
 // - Long lines are kept as they are (no wrapping, no limit): the output escapes them like any text.
 import MarkdownIt from 'markdown-it'
 import { headingIds } from './heading-ids.js'

@@ -65,6 +65,14 @@ test('a comment that does not close inside its list item is text there', () => {
   assert.equal(render('- <!-- a\n- b -->').html, '<ul>\n<li>&lt;!-- a</li>\n<li>b --&gt;</li>\n</ul>\n')
 })
 
+test('nesting: blocks deeper than 100 levels are left out, nested emphasis renders nested', () => {
+  const deep = render(`${'>'.repeat(150)} too deep\n\nafter`)
+  assert.equal(deep.html.split('<blockquote>').length - 1, 100)
+  assert.ok(!deep.html.includes('too deep') && deep.html.endsWith('<p>after</p>\n'))
+  const emphasis = render(`${'*a '.repeat(150)}x${' a*'.repeat(150)}`)
+  assert.equal(emphasis.html.split('<em>').length - 1, 150)
+})
+
 test('heading ids: GitHub slugs, repeated ones numbered in document order', () => {
   assert.equal(headingSlug('What\'s new in v2.0?'), 'whats-new-in-v20')
   assert.equal(headingSlug('  Café & Crème  '), 'café--crème')
