@@ -80,3 +80,11 @@ test('store/ knows no HTTP: it never reaches http/, front/ or posts-api/', () =>
 test('http/ knows no tier: it never reaches front/, posts-api/ or store/', () => {
   assert.deepEqual(crossings('http', outside('front/', 'posts-api/', 'store/')), [])
 })
+
+test('render/ imports only render/ and lib/: both tiers may render, neither through the other', () => {
+  assert.deepEqual(crossings('render', under('render/', 'lib/')), [])
+})
+
+test('feeds/ imports only feeds/ and lib/: the front writes feeds from posts it fetched, knowing no store', () => {
+  assert.deepEqual(crossings('feeds', under('feeds/', 'lib/')), [])
+})
