@@ -31,7 +31,7 @@ function modulesIn (folder: string): string[] {
 /** Every src/ module reachable from `roots` (roots excluded unless imported), with the chain that reached it. */
 function reachable (roots: string[]): Map<string, string[]> {
   const chains = new Map<string, string[]>()
-  const pending = roots.map((root): [string, string[]] => [root, [root]])
+  const pending: Array<readonly [file: string, chain: string[]]> = roots.map((root) => [root, [root]])
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [file, chain] = next
     for (const imported of importsOf(file)) {

@@ -114,7 +114,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
     genReqId: (req) => requestId(req.headers),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
-    serverFactory: edgeServerFactory({ refuse: refusals.refuse, refuseConnect: refusals.refuseConnect, shuttingDown: () => closing, refuseOverflow: refusals.refuseOverflow }),
+    serverFactory: edgeServerFactory({ refuse: refusals.refuse, refuseConnect: refusals.refuseConnect, shuttingDown: () => closing }),
     clientErrorHandler: refusals.onClientError,
     bodyLimit: BODY_LIMIT_BYTES,
     keepAliveTimeout: keepAliveMs,

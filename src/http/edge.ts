@@ -7,17 +7,18 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { Socket } from 'node:net'
 import type { FastifyServerFactory } from 'fastify'
 import type { ProblemKind } from '../contract/problems.js'
-import { meterHeads, type HeadMeter } from './head-meter.js'
 
 /** Header fields a request may have; one more is refused with 431 (Apache's LimitRequestFields default). */
 const MAX_HEADER_FIELDS = 100
 /** Bytes of the request line and header fields a request may have (Node's own limit); more is 431. */
 export const MAX_HEAD_BYTES = 16 * 1024
 
-// Bytes a request head takes beyond its method, target and field names and values, written the
-// shortest way: ` `, ` HTTP/1.1` and CRLF on the request line, `:` and CRLF per field, the
-// final CRLF. Whitespace before a value is skipped by the parser unread: the head meter counts
-// it from the bytes received (./head-meter.ts).
+// Bytes a request head takes beyond its method, target and field names and values (what Node's
+// parser counts), written the shortest way: ` `, ` HTTP/1.1` and CRLF on the request line, `:`
+// and CRLF per field, the final CRLF. Optional whitespace around a value and empty lines before
+// a request line are counted by no one: the parser skips them without storing them, and
+// HEADERS_TIMEOUT_MS bounds a head that carries them, as it bounds any slow client (the decision
+// and the balancer's limits: docs/decisions.md).
 const REQUEST_LINE_BYTES = 1 + 9 + 2
 const FIELD_BYTES = 1 + 2
 const END_BYTES = 2
@@ -42,7 +43,7 @@ const INVALID_HOST: Refusal = ['bad-request', 'The Host header is not a host and
  * What is wrong with a parsed request as such, whatever its route, or undefined. One pass over
  * its raw header fields: Node keeps only the first `Host` and counts only part of the head.
  */
-function refusalOf (req: IncomingMessage, meter: HeadMeter | undefined): Refusal | undefined {
+function refusalOf (req: IncomingMessage): Refusal | undefined {
   const major = req.httpVersionMajor
   // Node's parser refuses 1.x other than 1.0 and 1.1, and any other major version but 2.0 itself.
   if (major !== 1) return major === 0 ? NO_VERSION : VERSION_NOT_SUPPORTED
@@ -60,9 +61,7 @@ function refusalOf (req: IncomingMessage, meter: HeadMeter | undefined): Refusal
       host = value
     }
   }
-  // Always told, so that the meter knows which head of its chunk this is.
-  const overLimitAsWritten = meter?.headParsed(bytes) === true
-  if (bytes > MAX_HEAD_BYTES || overLimitAsWritten) return TOO_LARGE
+  if (bytes > MAX_HEAD_BYTES) return TOO_LARGE
   if (hosts > 1) return DUPLICATE_HOST
   if (hosts === 0) return req.httpVersionMinor === 1 ? NO_HOST : undefined
   return HOST.test(host) ? undefined : INVALID_HOST
@@ -105,8 +104,6 @@ export interface EdgeOptions {
   refuseConnect: (req: IncomingMessage, socket: Socket) => void
   /** The app is shutting down: every answer closes its connection. */
   shuttingDown: () => boolean
-  /** Refuses a head still arriving that is over the limit already (Node's own `clientError` path). */
-  refuseOverflow: (socket: Socket) => void
 }
 
 /**
@@ -114,14 +111,13 @@ export interface EdgeOptions {
  * for a missing Host, an empty 417, `100 Continue` before we decide) are turned off and taken
  * over, and Node keeps just one header field more than we allow, so that we can count them.
  */
-export function edgeServerFactory ({ refuse, refuseConnect, shuttingDown, refuseOverflow }: EdgeOptions): FastifyServerFactory {
+export function edgeServerFactory ({ refuse, refuseConnect, shuttingDown }: EdgeOptions): FastifyServerFactory {
   return (handler, options) => {
-    const meters = new WeakMap<Socket, HeadMeter>()
     function gate (req: IncomingMessage, res: ServerResponse): void {
       const socket = req.socket
       // Behind an answer that closes the connection: never answered, so never worked on.
       if (closingSockets.has(socket)) return
-      const refusal = refusalOf(req, meters.get(socket))
+      const refusal = refusalOf(req)
       if (refusal !== undefined) return refuse(req, res, refusal)
       // Decided now, before the parser hands over the next pipelined request: a body is never
       // read (404, 405, 413 or 417, then close), and a client may ask to close.
@@ -145,11 +141,6 @@ export function edgeServerFactory ({ refuse, refuseConnect, shuttingDown, refuse
     })
     server.on('checkExpectation', gate)
     server.on('connect', refuseConnect)
-    // After Node's own listener, which gives the socket its parser.
-    server.on('connection', (socket: Socket) => {
-      const meter = meterHeads(socket, { limit: MAX_HEAD_BYTES, overflow: refuseOverflow, closing: isClosing })
-      if (meter !== undefined) meters.set(socket, meter)
-    })
     return server satisfies Server
   }
 }

@@ -19,14 +19,10 @@ export interface Refusals {
   refuseConnect: (req: IncomingMessage, socket: Socket) => void
   /** Fastify's `clientErrorHandler`. */
   onClientError: (err: ParserError, socket: Socket) => void
-  /** A head still arriving is over the limit as written (the head meter): the parser's 431. */
-  refuseOverflow: (socket: Socket) => void
 }
 
 /** A request line whose method is a token Node's parser does not know: 405, not a malformed request. */
 const TOKEN_METHOD_LINE = /^[!#$%&'*+.^`|~\w-]+ [^\s]+ HTTP\/\d\.\d\r?$/
-/** What Node's parser raises for a head over its limit; the head meter raises it too. */
-const HEAD_OVERFLOW: ParserError = Object.assign(new Error('Header overflow'), { code: 'HPE_HEADER_OVERFLOW' })
 /** Longest URL written in a log line. */
 const LOGGED_URL_LENGTH = 512
 
@@ -114,7 +110,6 @@ export function createRefusals ({ logger, cors }: { logger: Logger, cors: Cors |
 
   return {
     onClientError,
-    refuseOverflow: (socket) => onClientError(HEAD_OVERFLOW, socket),
 
     refuse (req, res, [kind, detail]) {
       markClosing(req.socket)

@@ -1,4 +1,5 @@
-// SQLite through better-sqlite3: the embedded default.
+// SQLite through better-sqlite3: the embedded default. Its addon is built on Node-API and ships
+// in the package, one binary for every Node line the project supports (docs/decisions.md).
 import Database from 'better-sqlite3'
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely'
 import { LRUCache } from 'lru-cache'
@@ -108,11 +109,23 @@ function withPreparedStatements (database: Database.Database): SqliteDatabase {
   }
 }
 
+/** The Node-API version better-sqlite3's addon asks for: Node 22.14 and later have it. */
+const NODE_API_NEEDED = 10
+
+/** Why this Node cannot load the SQLite binding (`napi`: its Node-API version), or undefined when it can. */
+export function unsupportedNodeApi (napi: string | undefined, nodeVersion: string): string | undefined {
+  if (Number(napi) >= NODE_API_NEEDED) return undefined
+  return `SQLite needs Node.js 22.14 or newer (Node-API ${NODE_API_NEEDED}); this is Node.js ${nodeVersion}`
+}
+
 /**
  * Opens a SQLite file. Read-only unless `writable` (migrate, seed, or the fresh default file):
  * a database the user points to is never written to by serving.
  */
 export function openSqliteStore (filename: string, { writable }: { writable: boolean }): KyselyPostStore {
+  // An older Node does not refuse the addon cleanly: it crashes loading it.
+  const unsupported = unsupportedNodeApi(process.versions.napi, process.version)
+  if (unsupported !== undefined) throw new Error(unsupported)
   const database = new Database(filename, { readonly: !writable, fileMustExist: !writable, timeout: BUSY_TIMEOUT_MS })
   // Integers come as BigInt so that values beyond 2^53 survive (then served as strings).
   database.defaultSafeIntegers(true)

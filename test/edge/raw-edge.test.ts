@@ -162,49 +162,13 @@ const CASES: Case[] = [
     expect: () => ['headers-too-large'],
     calls: 0
   },
-  // Whitespace before a value, and empty lines before a request line, are skipped by Node's
-  // parser unread: the head meter counts them as they arrive.
   {
-    name: 'one header padded with 30,000 spaces: 431',
-    bytes: (t) => request('GET', t.list, `X-Padded: ${' '.repeat(30_000)}v\r\n`),
-    expect: () => ['headers-too-large'],
-    calls: 0
-  },
-  {
-    name: 'one header padded with 16,000 spaces (the head under 16 KiB as written): served',
-    bytes: (t) => request('GET', t.list, `X-Padded: ${' '.repeat(16_000)}v\r\nConnection: close\r\n`),
-    expect: () => [200],
-    calls: 1
-  },
-  {
-    name: 'a valid GET, then a padded one in the same packet, then another: 200, then 431, one call',
-    bytes: (t) => request('GET', t.item(slug(1))) + request('GET', t.item(slug(2)), `X-Padded: ${' '.repeat(20_000)}v\r\n`) + request('GET', t.item(slug(3))),
-    expect: () => [200, 'headers-too-large'],
-    calls: 1
-  },
-  {
-    name: 'padding sent in pieces, each under the limit: 431 once the head in progress is over it, before it ends',
-    bytes: (t) => [`GET ${t.list} HTTP/1.1\r\n${HOST}X-Padded:`, ' '.repeat(10_000), ' '.repeat(10_000)],
-    expect: () => ['headers-too-large'],
-    calls: 0
-  },
-  {
-    name: 'a head split in two pieces after 10,000 spaces, then a pipelined GET: 431, no call',
-    bytes: (t) => [request('GET', t.item(slug(4))) + `GET ${t.list} HTTP/1.1\r\nX-Padded: ${' '.repeat(10_000)}`, `v\r\nX-More: ${' '.repeat(8_000)}v\r\n${HOST}\r\n` + request('GET', t.item(slug(5)))],
-    expect: () => [200, 'headers-too-large'],
-    calls: 1
-  },
-  {
-    name: 'an end of head split between two pieces: each head counted apart, all served',
-    bytes: (t) => [request('GET', t.item(slug(6)), `X-Padded: ${' '.repeat(12_000)}v\r\n`).slice(0, -2), '\r\n' + request('GET', t.item(slug(7)), `X-Padded: ${' '.repeat(12_000)}v\r\n`) + closing(t)],
-    expect: () => [200, 200, 200],
-    calls: 3
-  },
-  {
-    name: '20,000 empty lines before a request line: 431',
-    bytes: (t) => '\r\n'.repeat(20_000) + request('GET', t.list),
-    expect: () => ['headers-too-large'],
-    calls: 0
+    // Node's parser skips them without counting or storing them: a slow client's bytes, which
+    // HEADERS_TIMEOUT_MS bounds (the raw-byte limits are the balancer's).
+    name: 'whitespace before a value and empty lines before a request line count toward no limit: served',
+    bytes: (t) => '\r\n'.repeat(20_000) + request('GET', t.item(slug(1)), `X-Padded: ${' '.repeat(30_000)}v\r\n`) + closing(t),
+    expect: () => [200, 200],
+    calls: 2
   },
   {
     // Distinct slugs, so that the front coalesces none of them; the fake upstream has them all.

@@ -40,6 +40,10 @@ export interface RunningCli {
 /** Starts a serving command and waits until it logged the listening lines it should. */
 export async function startCli (args: string[], env: NodeJS.ProcessEnv, expect: Array<'front' | 'posts'>, cwd?: string): Promise<RunningCli> {
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, cwd })
+  // A test cut short (its time-out, then the runner's forced exit) must not leave a server
+  // behind, holding its port.
+  const killOnExit = (): void => { child.kill('SIGKILL') }
+  process.once('exit', killOnExit)
   const urls: RunningCli['urls'] = {}
   let output = ''
   await new Promise<void>((resolve, reject) => {
@@ -61,6 +65,7 @@ export async function startCli (args: string[], env: NodeJS.ProcessEnv, expect: 
     child.stdout?.on('data', onData)
   })
   child.removeAllListeners('exit')
+  child.once('exit', () => process.off('exit', killOnExit))
   return {
     child,
     urls,

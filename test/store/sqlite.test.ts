@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { describe, test } from 'node:test'
 import Database from 'better-sqlite3'
 import type { SortKey } from '../../src/contract/list-query.js'
+import { unsupportedNodeApi } from '../../src/store/sqlite-store.js'
 import { openTestStore, sqliteServer } from '../helpers/databases.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors, LIST_PATH, typeErrorFrom } from './store-errors.js'
@@ -89,5 +90,39 @@ describe('SQLite pages over published_at of other types', () => {
     } finally {
       await db.drop()
     }
+  })
+})
+
+describe('SQLite binding', () => {
+  test('FTS5: a full-text table and a MATCH query answer through the store\'s own connections', async () => {
+    const db = await sqliteServer.create()
+    try {
+      // `posts` is a view of the posts that match, so both of the store's reads run the MATCH:
+      // a page on its connection, the list on the one it opens per stream.
+      await db.exec(`CREATE VIRTUAL TABLE documents USING fts5(slug UNINDEXED, title, content);
+        INSERT INTO documents VALUES ('fts-one', 'One', 'Searching SQLite text'), ('fts-two', 'Two', 'nothing here'),
+          ('fts-three', 'Three', 'what a full-text search finds');
+        CREATE VIEW posts AS SELECT slug, title FROM documents WHERE documents MATCH 'search*'`)
+      const store = await openTestStore(db.location)
+      try {
+        await store.checkSchema()
+        const page = await store.readPage({ limit: 10 })
+        assert.deepEqual(page.posts.map((post) => ({ ...post })), [{ slug: 'fts-one', title: 'One' }, { slug: 'fts-three', title: 'Three' }])
+        const streamed: string[] = []
+        for await (const post of store.streamPosts()) streamed.push(post.slug)
+        assert.deepEqual(streamed, ['fts-one', 'fts-three'])
+      } finally {
+        await store.close()
+      }
+    } finally {
+      await db.drop()
+    }
+  })
+
+  test('a Node without Node-API 10 is refused with a sentence, before the addon could crash it', () => {
+    assert.equal(unsupportedNodeApi('9', 'v20.20.2'), 'SQLite needs Node.js 22.14 or newer (Node-API 10); this is Node.js v20.20.2')
+    assert.equal(unsupportedNodeApi(undefined, 'v20.20.2')?.startsWith('SQLite needs'), true)
+    assert.equal(unsupportedNodeApi('10', 'v22.14.0'), undefined)
+    assert.equal(unsupportedNodeApi(process.versions.napi, process.version), undefined)
   })
 })
