@@ -40,6 +40,7 @@ function estimatedBytes (change: Change): number {
   let bytes = 200 + 2 * (change.since.length + change.until.length)
   for (const slug of change.upserted) bytes += 24 + 2 * slug.length
   for (const slug of change.deleted) bytes += 24 + 2 * slug.length
+  for (const slug of change.added ?? []) bytes += 24 + 2 * slug.length
   return bytes
 }
 

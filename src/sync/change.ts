@@ -12,6 +12,12 @@ export interface Change {
   readonly upserted: readonly string[]
   /** Slugs absent from `until`, sorted. */
   readonly deleted: readonly string[]
+  /**
+   * Of `upserted`, the slugs absent from `since` (new posts), where the source knows it (the
+   * post API's tracker; not the stream, which does not carry it): lets a longer span leave out a
+   * post that came and went within it.
+   */
+  readonly added?: readonly string[]
 }
 
 /** Whether applying `change` to a copy changes nothing (a write that left every post as it was). */
@@ -21,24 +27,39 @@ export function isEmptyChange (change: Change): boolean {
 
 /**
  * Slugs touched one after the other, folded into one change: what happened last to a slug
- * decides. Applying the result to a copy of the first state gives exactly the last one; it may
- * list as deleted a slug that came and went within the span (deleting an absent slug is a no-op
- * for the copy), or as upserted a post that came back to its earlier content.
+ * decides. Applying the result to a copy of the first state gives exactly the last one. A post
+ * known to have been added within the span and removed again is left out; one whose addition
+ * is not known (changes read from a stream) is listed as deleted, which a copy that never had it
+ * ignores; a post that came back to its earlier content is listed as upserted.
  */
 export class ChangeFolder {
-  readonly #present = new Map<string, boolean>()
+  readonly #slugs = new Map<string, { present: boolean, absentAtStart: boolean }>()
 
   add (change: Change): void {
-    for (const slug of change.upserted) this.#present.set(slug, true)
-    for (const slug of change.deleted) this.#present.set(slug, false)
+    const added = new Set(change.added)
+    for (const slug of change.upserted) {
+      const known = this.#slugs.get(slug)
+      if (known === undefined) this.#slugs.set(slug, { present: true, absentAtStart: added.has(slug) })
+      else known.present = true
+    }
+    for (const slug of change.deleted) {
+      const known = this.#slugs.get(slug)
+      if (known === undefined) this.#slugs.set(slug, { present: false, absentAtStart: false })
+      else known.present = false
+    }
   }
 
   result (since: string, until: string): Change {
     const upserted: string[] = []
     const deleted: string[] = []
-    for (const [slug, present] of this.#present) (present ? upserted : deleted).push(slug)
+    const added: string[] = []
+    for (const [slug, { present, absentAtStart }] of this.#slugs) {
+      if (present) upserted.push(slug)
+      if (present && absentAtStart) added.push(slug)
+      if (!present && !absentAtStart) deleted.push(slug)
+    }
     // Code-unit order: the same in every process, whatever its locale.
-    return { since, until, upserted: upserted.sort(), deleted: deleted.sort() }
+    return { since, until, upserted: upserted.sort(), deleted: deleted.sort(), added: added.sort() }
   }
 }
 

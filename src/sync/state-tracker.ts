@@ -22,9 +22,15 @@ export interface StateTracker {
 export function diffStates (before: RowVersions, after: RowVersions, since: string, until: string): Change {
   const upserted: string[] = []
   const deleted: string[] = []
-  for (const [slug, version] of after) if (before.get(slug) !== version) upserted.push(slug)
+  const added: string[] = []
+  for (const [slug, version] of after) {
+    const previous = before.get(slug)
+    if (previous === version) continue
+    upserted.push(slug)
+    if (previous === undefined) added.push(slug)
+  }
   for (const slug of before.keys()) if (!after.has(slug)) deleted.push(slug)
-  return { since, until, upserted: upserted.sort(), deleted: deleted.sort() }
+  return { since, until, upserted: upserted.sort(), deleted: deleted.sort(), added: added.sort() }
 }
 
 export function createStateTracker (): StateTracker {

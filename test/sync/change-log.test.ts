@@ -123,6 +123,9 @@ test('a client at any state it was given reaches exactly the current state by ap
       assert.equal(change.since, token)
       assert.equal(change.until, log.head)
       assert.deepEqual(sorted(applyChange(versions, change, head)), sorted(head))
+      // The tracker knows which posts are new: nothing the client never had is listed as deleted.
+      for (const slug of change.deleted) assert.ok(versions.has(slug), `deleted ${slug} was in the client's copy`)
+      for (const slug of change.added ?? []) assert.ok(!versions.has(slug) && change.upserted.includes(slug), `added ${slug} is new to the client`)
     }
     // A subscriber applying every change as it comes ends where the store is.
     let copy: Versions = new Map((seen[0] as Run['seen'][number]).versions)
@@ -201,7 +204,7 @@ test('reading the same state again is no change; the first state read is a basel
   assert.equal(first.change, undefined)
   assert.equal(tracker.observe(new Map([['a', '1']])).change, undefined)
   const { change } = tracker.observe(new Map([['b', '1']]))
-  assert.deepEqual(change, { since: first.token, until: tracker.token, upserted: ['b'], deleted: ['a'] })
+  assert.deepEqual(change, { since: first.token, until: tracker.token, upserted: ['b'], deleted: ['a'], added: ['b'] })
 })
 
 test('the log ignores a change that changes nothing, and restarts on a change that does not start at its head', () => {
@@ -214,8 +217,8 @@ test('the log ignores a change that changes nothing, and restarts on a change th
   log.append({ since: t3, until: t4, upserted: ['a'], deleted: [] })
   assert.equal(log.head, t4)
   assert.equal(log.since(t2), undefined, 'the gap between t2 and t3 is unknown')
-  assert.deepEqual(log.since(t3), { since: t3, until: t4, upserted: ['a'], deleted: [] })
-  assert.deepEqual(log.since(t4), { since: t4, until: t4, upserted: [], deleted: [] })
+  assert.deepEqual(log.since(t3), { since: t3, until: t4, upserted: ['a'], deleted: [], added: [] })
+  assert.deepEqual(log.since(t4), { since: t4, until: t4, upserted: [], deleted: [], added: [] })
   assert.throws(() => createChangeLog({ maxStates: 1, maxBytes: 1 }), RangeError)
 })
 
@@ -223,8 +226,11 @@ test('composed and parsed changes', () => {
   const [t1, t2, t3] = ['1', '2', '3'].map((v) => stateToken(new Map([['a', v]]))) as [string, string, string]
   assert.deepEqual(
     composeChanges({ since: t1, until: t2, upserted: ['a', 'b'], deleted: ['c'] }, { since: t2, until: t3, upserted: ['c'], deleted: ['a'] }),
-    { since: t1, until: t3, upserted: ['b', 'c'], deleted: ['a'] })
-  assert.deepEqual(diffStates(new Map([['a', '1']]), new Map([['a', '2']]), t1, t2), { since: t1, until: t2, upserted: ['a'], deleted: [] })
+    { since: t1, until: t3, upserted: ['b', 'c'], deleted: ['a'], added: [] }, 'without knowing what was added, a slug that went is listed')
+  assert.deepEqual(
+    composeChanges({ since: t1, until: t2, upserted: ['a', 'b'], deleted: [], added: ['a'] }, { since: t2, until: t3, upserted: [], deleted: ['a'] }),
+    { since: t1, until: t3, upserted: ['b'], deleted: [], added: [] }, 'a post added and removed within the span is left out')
+  assert.deepEqual(diffStates(new Map([['a', '1']]), new Map([['a', '2'], ['b', '1']]), t1, t2), { since: t1, until: t2, upserted: ['a', 'b'], deleted: [], added: ['b'] })
   const good = { since: t1, until: t2, upserted: ['b', 'a'], deleted: [] }
   assert.deepEqual(parseChange(good), { since: t1, until: t2, upserted: ['a', 'b'], deleted: [] })
   for (const bad of [null, 'x', { ...good, since: 'x' }, { ...good, until: 1 }, { ...good, upserted: [1] }, { ...good, deleted: 'a' }, { ...good, deleted: ['a'] }]) {
