@@ -17,7 +17,6 @@ export const PROBLEMS = {
   'request-timeout': { status: 408, title: 'Request timeout' },
   'body-not-allowed': { status: 413, title: 'Request body not allowed' },
   'expectation-failed': { status: 417, title: 'Expectation failed' },
-  'sync-expired': { status: 410, title: 'Sync token expired' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
   'upstream-unreachable': { status: 502, title: 'Upstream unreachable' },
