@@ -5,7 +5,6 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { BODY_LIMITS } from '../contract/body-limits.js'
 import { isFleetPrimary, leaveCluster, reportReady, runFleet } from './cluster.js'
 import { ConfigError, describeStore, type Config } from '../config.js'
 import { buildFrontApp } from '../front/app.js'
@@ -15,6 +14,7 @@ import { openOperations, type ProcessOperations } from '../ops/process-operation
 import { buildPostsApp } from '../posts-api/app.js'
 import { openStore, type OpenStoreOptions } from '../store/open-store.js'
 import type { PostStore } from '../store/store.js'
+import { frontAppOptions, postsAppOptions, upstreamClientOptions } from './tier-options.js'
 
 /** How every command opens the store: pool bounds from the settings, idle-connection losses logged. */
 export function storeOptions (config: Config, logger: Logger, writable: boolean): OpenStoreOptions {
@@ -49,7 +49,7 @@ async function openServingStore (config: Config, logger: Logger): Promise<PostSt
 
 async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
   const store = await openServingStore(config, logger)
-  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: config.server, ...ops.tierOptions })
+  const app = buildPostsApp(postsAppOptions(config, { store, logger: logger.child({ tier: 'posts-api' }), ...ops.tierOptions }))
   if (!store.tracksChanges) {
     const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
     logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
@@ -65,19 +65,8 @@ async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperat
 
 async function startFront (config: Config, apiUrls: readonly URL[], logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
   const frontLogger = logger.child({ tier: 'front' })
-  const upstream = openUpstreamClient(apiUrls, { timeouts: config.upstreamTimeouts, health: config.upstreamHealth, logger: frontLogger })
-  const app = buildFrontApp({
-    upstream,
-    logger: frontLogger,
-    slugPattern: config.slugPattern,
-    cacheControl: config.cacheControl,
-    cacheMaxBytes: config.cacheMaxBytes,
-    staleIfErrorS: config.staleIfErrorS,
-    corsOrigins: config.corsOrigins,
-    ...BODY_LIMITS,
-    server: config.server,
-    ...ops.tierOptions
-  })
+  const upstream = openUpstreamClient(apiUrls, { ...upstreamClientOptions(config), logger: frontLogger })
+  const app = buildFrontApp(frontAppOptions(config, { upstream, logger: frontLogger, ...ops.tierOptions }))
   app.addHook('onClose', async () => upstream.close())
   await app.listen({
     host: config.host,
