@@ -146,6 +146,9 @@ test('--workers 2: two processes share the ports and answer; a killed worker is 
     }, { withinMs: 10_000 })
 
     fleet.child.kill('SIGTERM')
+    // The same signal again while the workers drain (Ctrl-C under npm comes twice) changes nothing.
+    await pollUntil('the primary closing', () => fleet.lines.some((line) => /SIGTERM received/.test(String(line.msg))), { withinMs: 10_000 })
+    fleet.child.kill('SIGTERM')
     assert.deepEqual(await fleet.exited, { code: 0, signal: null })
     for (const pid of fleet.workerPids()) assert.equal(alive(pid), false, `worker ${pid} is gone`)
   } finally {
