@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 import { parseCommandLine } from '../../src/cli/command-line.js'
 import { commandHelp, generalHelp } from '../../src/cli/help.js'
 import { COMMAND_NAMES, flagName, SETTING_NAMES, settingsReadBy } from '../../src/settings.js'
@@ -77,13 +78,17 @@ test('what argument lists parse to', () => {
 })
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src')
-// Imports that load at once (`import … from '…'`, `export … from '…'`), not those of types only
-// (erased) nor `import('…')` (on demand).
-const STATIC_IMPORT = /^(?:import|export)\s(?!type\s)[^;]*?\bfrom\s*['"]([^'"]+)['"]/gm
+// In the compiled module (imports of types erased, as the build erases them): the imports that load
+// at once (`import … from '…'`, `import '…'`, `export … from '…'`), not `import('…')`.
+const STATIC_IMPORT = /^(?:import|export)\s(?:[^'"()]*?\sfrom\s*)?['"]([^'"]+)['"]/gm
 
 /** The src/ modules `file` loads at once, through any chain of static imports. */
 function loadedWith (file: string, seen = new Set<string>()): Set<string> {
-  for (const match of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
+  const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true }
+  })
+  for (const match of outputText.matchAll(STATIC_IMPORT)) {
     const specifier = match[1] ?? ''
     if (!specifier.startsWith('.')) continue
     const imported = resolve(dirname(file), specifier).replace(/\.js$/, '.ts')

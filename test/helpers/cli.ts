@@ -8,7 +8,6 @@ import { runCli as runCommandLine } from '../../src/cli/main.js'
 import { assertBuilt, DIST } from './built.js'
 
 export const CLI = join(DIST, 'cli.js')
-assertBuilt()
 
 export interface CliResult {
   code: number | null
@@ -47,6 +46,7 @@ export async function runCliHere (args: string[], env: NodeJS.ProcessEnv = {}): 
 
 /** Runs a command to its end (at most 10 s). */
 export async function runCli (args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<CliResult> {
+  assertBuilt()
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, cwd, timeout: 10_000 })
   let stdout = ''
   let stderr = ''
@@ -65,6 +65,7 @@ export interface RunningCli {
 
 /** Starts a serving command and waits until it logged the listening lines it should. */
 export async function startCli (args: string[], env: NodeJS.ProcessEnv, expect: Array<'front' | 'posts'>, cwd?: string): Promise<RunningCli> {
+  assertBuilt()
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, cwd })
   const urls: RunningCli['urls'] = {}
   let output = ''
