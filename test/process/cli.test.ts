@@ -82,6 +82,14 @@ describe('store errors at start-up: one line, exit 1', () => {
     assert.equal(existsSync(filename), false)
   })
 
+  test('seed into a SQLite file that does not exist: reported, with what creates it, and not created', async () => {
+    const filename = join(dir, 'unseeded.db')
+    const { code, stderr } = await runCliHere(['seed'], { DATABASE_URL: filename })
+    assert.equal(code, 1)
+    assertOneLine(stderr, new RegExp(`^blog-read-api: cannot seed: the SQLite file ${filename} \\(DATABASE_URL\\) does not exist; \`blog-read-api migrate\` creates it$`))
+    assert.equal(existsSync(filename), false)
+  })
+
   test('a database without a posts table is reported', async () => {
     const filename = join(dir, 'empty.db')
     new Database(filename).exec('CREATE TABLE other (id INTEGER)')
