@@ -39,7 +39,7 @@ fail () { echo "demo:fleet: $*" >&2; exit 1; }
 need () { command -v "$1" > /dev/null || fail "$1 is not installed: sudo apt-get install $2"; }
 need haproxy haproxy
 need curl curl
-[[ -f "$CLI" ]] || fail "no build at $CLI: run npm run build (npm run demo:fleet builds first)"
+node "$ROOT/scripts/build-if-stale.js" || fail "the build failed: dist/ is not current"
 if [[ $STORE == postgres ]]; then
   need pgbouncer pgbouncer
   need psql postgresql-client
@@ -232,7 +232,8 @@ Blog Read API fleet, on this machine (WORKERS=$WORKERS per instance):
 Ctrl-C stops everything it started (each with SIGTERM, so they drain) and removes $DIR.
 EOF
 
-# Waits for a signal (the traps stop everything); a process that ends by itself is reported.
+# Waits for a signal (the traps stop everything); a process that ends by itself is reported. The
+# pause runs in the background: a trapped signal interrupts `wait` at once, not a foreground sleep.
 while true; do
   for ((i = 0; i < ${#PIDS[@]}; i++)); do
     if [[ ${PIDS[i]} != 0 ]] && ! kill -0 "${PIDS[i]}" 2> /dev/null; then
@@ -240,5 +241,6 @@ while true; do
       PIDS[i]=0
     fi
   done
-  sleep 1
+  sleep 1 &
+  wait $!
 done

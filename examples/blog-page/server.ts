@@ -69,6 +69,11 @@ export async function startExampleServer ({ host = '127.0.0.1', port = 0 }: { ho
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { url } = await startExampleServer({ port: Number(process.env.EXAMPLE_PORT ?? 8080) })
+  const { url, close } = await startExampleServer({ port: Number(process.env.EXAMPLE_PORT ?? 8080) })
   console.log(`example page: ${url}?api=${encodeURIComponent(process.env.API ?? DEFAULT_API)}  (the API must allow this origin: CORS_ORIGIN, default '*')`)
+  // SIGINT/SIGTERM (Ctrl-C, or `npm run example` signalled): stop listening (idle keep-alive
+  // connections are closed with the server), then end.
+  const stop = (): void => { close().catch((err: unknown) => { console.error(err) }) }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
 }

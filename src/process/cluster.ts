@@ -106,8 +106,10 @@ class WorkerFleet {
     const started = new Promise<void>((resolve, reject) => { this.#started = { resolve, reject } })
     cluster.on('message', (worker, message: unknown) => this.#onMessage(worker, message as Partial<WorkerMessage> | null))
     cluster.on('exit', (worker, code, signal) => this.#onExit(worker, code, signal))
-    process.once('SIGINT', () => this.#stop('SIGINT'))
-    process.once('SIGTERM', () => this.#stop('SIGTERM'))
+    // `on`, not `once`: a second signal (a Ctrl-C forwarded by npm as well) must not end the
+    // primary while its workers drain.
+    process.on('SIGINT', () => this.#stop('SIGINT'))
+    process.on('SIGTERM', () => this.#stop('SIGTERM'))
     this.#logger.info(`starting ${this.#size} workers`)
     for (let i = 0; i < this.#size; i++) this.#fork()
     await started

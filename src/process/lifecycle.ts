@@ -1,34 +1,31 @@
 // The server lifecycle of the `blog-read-api` executable: opens the store, starts the tiers on
 // their ports, and on SIGINT/SIGTERM closes them in order within SHUTDOWN_TIMEOUT_MS. With
 // WORKERS > 1 this process checks what it can once, then leaves serving to cluster workers.
+// Each tier's modules are loaded when the command serves that tier: `front` loads no store
+// driver, `posts-api` no upstream client.
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { BODY_LIMITS } from '../contract/body-limits.js'
 import { isFleetPrimary, leaveCluster, reportReady, runFleet } from './cluster.js'
 import { ConfigError, describeStore, type Config } from '../config.js'
-import { buildFrontApp } from '../front/app.js'
-import { openUpstreamClient } from '../front/upstream/client.js'
-import { serveClusterMetrics } from '../ops/cluster-metrics.js'
 import { openOperations, type ProcessOperations } from '../ops/process-operations.js'
-import { buildPostsApp } from '../posts-api/app.js'
-import { openStore, type OpenStoreOptions } from '../store/open-store.js'
+import { SETTINGS } from '../settings.js'
 import type { PostStore } from '../store/store.js'
-
-/** How every command opens the store: pool bounds from the settings, idle-connection losses logged. */
-export function storeOptions (config: Config, logger: Logger, writable: boolean): OpenStoreOptions {
-  const onPoolError = (err: Error): void => logger.warn({ err }, 'idle database connection lost; the pool will reconnect')
-  return { writable, onPoolError, limits: config.storeLimits }
-}
+import { listenFailure, missingDatabaseFile, type PortSetting } from './start-error.js'
+import { storeOptions } from './store-options.js'
+import { frontAppOptions, postsAppOptions, upstreamClientOptions } from './tier-options.js'
 
 /**
  * Opens the configured store. Only the default SQLite file, when it does not exist yet, is
- * created, migrated and seeded; a database the user names is read, never written.
+ * created, migrated and seeded; a database the user names is read, never written (a SQLite file
+ * named must exist).
  */
 async function openServingStore (config: Config, logger: Logger): Promise<PostStore> {
+  const { openStore } = await import('../store/open-store.js')
   const location = config.store
-  if (location.dialect === 'sqlite' && config.storeIsDefault && !existsSync(location.filename)) {
+  if (location.dialect === 'sqlite' && !existsSync(location.filename)) {
+    if (!config.storeIsDefault) throw missingDatabaseFile(location.filename, SETTINGS.DATABASE_URL.default)
     mkdirSync(dirname(location.filename), { recursive: true })
     const store = await openStore(location, storeOptions(config, logger, true))
     await store.migrate()
@@ -37,6 +34,7 @@ async function openServingStore (config: Config, logger: Logger): Promise<PostSt
     logger.info(`created ${location.filename} with ${count} sample posts`)
     return store
   }
+
   const store = await openStore(location, storeOptions(config, logger, false))
   try {
     await store.checkSchema()
@@ -48,43 +46,36 @@ async function openServingStore (config: Config, logger: Logger): Promise<PostSt
 }
 
 async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
+  const { buildPostsApp } = await import('../posts-api/app.js')
   const store = await openServingStore(config, logger)
-  const app = buildPostsApp({ store, logger: logger.child({ tier: 'posts-api' }), cacheControl: config.cacheControl, server: config.server, ...ops.tierOptions })
+  const app = buildPostsApp(postsAppOptions(config, { store, logger: logger.child({ tier: 'posts-api' }), ...ops.tierOptions }))
   if (!store.tracksChanges) {
     const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
     logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
   }
   app.addHook('onClose', async () => store.close())
-  await app.listen({
-    host: config.host,
-    port: config.postsPort,
-    listenTextResolver: (address) => `post API listening at ${address} (store ${describeStore(config.store)})`
-  })
+  await listen(app, 'POSTS_PORT', config.host, config.postsPort, (address) => `post API listening at ${address} (store ${describeStore(config.store)})`)
   return app
 }
 
 async function startFront (config: Config, apiUrls: readonly URL[], logger: Logger, ops: ProcessOperations): Promise<FastifyInstance> {
+  const [{ buildFrontApp }, { openUpstreamClient }] = await Promise.all([import('../front/app.js'), import('../front/upstream/client.js')])
   const frontLogger = logger.child({ tier: 'front' })
-  const upstream = openUpstreamClient(apiUrls, { timeouts: config.upstreamTimeouts, health: config.upstreamHealth, logger: frontLogger })
-  const app = buildFrontApp({
-    upstream,
-    logger: frontLogger,
-    slugPattern: config.slugPattern,
-    cacheControl: config.cacheControl,
-    cacheMaxBytes: config.cacheMaxBytes,
-    staleIfErrorS: config.staleIfErrorS,
-    corsOrigins: config.corsOrigins,
-    ...BODY_LIMITS,
-    server: config.server,
-    ...ops.tierOptions
-  })
+  const upstream = openUpstreamClient(apiUrls, { ...upstreamClientOptions(config), logger: frontLogger })
+  const app = buildFrontApp(frontAppOptions(config, { upstream, logger: frontLogger, ...ops.tierOptions }))
   app.addHook('onClose', async () => upstream.close())
-  await app.listen({
-    host: config.host,
-    port: config.blogPort,
-    listenTextResolver: (address) => `front API listening at ${address} (upstream ${apiUrls.map((url) => url.href).join(', ')})`
-  })
+  await listen(app, 'BLOG_PORT', config.host, config.blogPort, (address) => `front API listening at ${address} (upstream ${apiUrls.map((url) => url.href).join(', ')})`)
   return app
+}
+
+/** Listens on `host`:`port`; a port in use (or not ours) is a line naming `setting`. */
+async function listen (app: FastifyInstance, setting: PortSetting, host: string, port: number, listenTextResolver: (address: string) => string): Promise<void> {
+  try {
+    await app.listen({ host, port, listenTextResolver })
+  } catch (err) {
+    await app.close()
+    throw listenFailure(err, setting, host, port) ?? err
+  }
 }
 
 /** The URL at which this process's own post API is reached, from the address it listens on. */
@@ -120,8 +111,10 @@ function closeOnSignal (apps: FastifyInstance[], logger: Logger, timeoutMs: numb
       process.exit(1)
     })
   }
-  process.once('SIGINT', close)
-  process.once('SIGTERM', close)
+  // `on`, not `once`: a Ctrl-C reaches this process twice under `npm start` (from the terminal and
+  // forwarded by npm), and with no listener left the second would end it at once.
+  process.on('SIGINT', close)
+  process.on('SIGTERM', close)
 }
 
 export type ServingCommand = 'serve' | 'front' | 'posts-api'
@@ -137,11 +130,18 @@ function requireApiUrls (config: Config): readonly URL[] {
  */
 async function startTiers (command: ServingCommand, config: Config, logger: Logger): Promise<FastifyInstance[]> {
   const ops = openOperations(config, logger)
+  const withAdmin = async (tiers: Parameters<ProcessOperations['withAdmin']>[0]): Promise<FastifyInstance[]> => {
+    try {
+      return await ops.withAdmin(tiers)
+    } catch (err) {
+      throw (config.adminPort === undefined ? undefined : listenFailure(err, 'ADMIN_PORT', config.host, config.adminPort)) ?? err
+    }
+  }
   switch (command) {
     case 'posts-api':
-      return await ops.withAdmin([{ name: 'post API', app: await startPostsApi(config, logger, ops) }])
+      return await withAdmin([{ name: 'post API', app: await startPostsApi(config, logger, ops) }])
     case 'front':
-      return await ops.withAdmin([{ name: 'front', app: await startFront(config, requireApiUrls(config), logger, ops) }])
+      return await withAdmin([{ name: 'front', app: await startFront(config, requireApiUrls(config), logger, ops) }])
     case 'serve': {
       // The post API, then the front calling it (or API_URL). Under a cluster the post API's port
       // is shared, so a worker's front may be answered by any worker's post API: they are alike.
@@ -153,8 +153,26 @@ async function startTiers (command: ServingCommand, config: Config, logger: Logg
         await posts.close()
         throw err
       }
-      return await ops.withAdmin([{ name: 'front', app: front }, { name: 'post API', app: posts }])
+      return await withAdmin([{ name: 'front', app: front }, { name: 'post API', app: posts }])
     }
+  }
+}
+
+/** The ports each command listens on, besides ADMIN_PORT. */
+const TIER_PORTS: Record<ServingCommand, ReadonlyArray<Exclude<PortSetting, 'ADMIN_PORT'>>> = {
+  serve: ['BLOG_PORT', 'POSTS_PORT'],
+  front: ['BLOG_PORT'],
+  'posts-api': ['POSTS_PORT']
+}
+
+/** Two listeners of one process on one port: a setting mistake, found before anything listens (0 is any free port). */
+function checkDistinctPorts (command: ServingCommand, config: Config): void {
+  const ports = TIER_PORTS[command].map((setting) => [setting, setting === 'BLOG_PORT' ? config.blogPort : config.postsPort] as const)
+  const taken = new Map<number, PortSetting>()
+  for (const [setting, port] of config.adminPort === undefined ? ports : [...ports, ['ADMIN_PORT', config.adminPort] as const]) {
+    const other = taken.get(port)
+    if (other !== undefined) throw new ConfigError(setting, `${port} is also ${other}; each listener of \`${command}\` needs its own port (0: any free port)`)
+    if (port !== 0) taken.set(port, setting)
   }
 }
 
@@ -176,10 +194,11 @@ async function checkBeforeFork (command: ServingCommand, config: Config, logger:
  * WORKERS > 1, in that many cluster workers sharing the ports (each one runs this too).
  */
 export async function serve (command: ServingCommand, config: Config, logger: Logger): Promise<void> {
+  checkDistinctPorts(command, config)
   if (isFleetPrimary(config.workers)) {
     await checkBeforeFork(command, config, logger)
     // A scrape reaching any worker gets the sum over all of them, gathered here.
-    if (config.metricsEnabled) serveClusterMetrics()
+    if (config.metricsEnabled) (await import('../ops/cluster-metrics.js')).serveClusterMetrics()
     await runFleet({ workers: config.workers, logger, shutdownTimeoutMs: config.shutdownTimeoutMs })
     return
   }

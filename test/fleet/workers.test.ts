@@ -8,7 +8,7 @@ import { once } from 'node:events'
 import { request as httpRequest } from 'node:http'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { after, before, test } from 'node:test'
-import { SETTINGS } from '../../src/config.js'
+import { SETTINGS } from '../../src/settings.js'
 import { CLI } from '../helpers/cli.js'
 import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { startLoad, tally } from '../helpers/load.js'
@@ -146,6 +146,9 @@ test('--workers 2: two processes share the ports and answer; a killed worker is 
     }, { withinMs: 10_000 })
 
     fleet.child.kill('SIGTERM')
+    // The same signal again while the workers drain (Ctrl-C under npm comes twice) changes nothing.
+    await pollUntil('the primary closing', () => fleet.lines.some((line) => /SIGTERM received/.test(String(line.msg))), { withinMs: 10_000 })
+    fleet.child.kill('SIGTERM')
     assert.deepEqual(await fleet.exited, { code: 0, signal: null })
     for (const pid of fleet.workerPids()) assert.equal(alive(pid), false, `worker ${pid} is gone`)
   } finally {
@@ -183,10 +186,10 @@ test('--workers 2: SIGTERM to the primary under load drains every worker; exit 0
 test('--workers 2: a start-up error is one line and a non-zero exit, not one per worker nor a respawn loop', { timeout: 30_000 }, async () => {
   const cases: Array<{ what: string, args: string[], settings: Record<string, string>, line: RegExp, code: number, busy?: boolean }> = [
     // Found by the primary before forking.
-    { what: 'a database file that does not exist', args: ['posts-api'], settings: { DATABASE_URL: `${filename()}-absent.db` }, line: /unable to open database file/, code: 1 },
+    { what: 'a database file that does not exist', args: ['posts-api'], settings: { DATABASE_URL: `${filename()}-absent.db` }, line: /the SQLite file \S+-absent\.db \(DATABASE_URL\) does not exist/, code: 1 },
     { what: 'front without API_URL', args: ['front'], settings: {}, line: /invalid API_URL/, code: 2 },
     // Found by every worker (the port is taken): reported once by the primary.
-    { what: 'port in use', args: ['posts-api'], settings: { DATABASE_URL: filename() }, line: /cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/, code: 1, busy: true }
+    { what: 'port in use', args: ['posts-api'], settings: { DATABASE_URL: filename() }, line: /^blog-read-api: cannot start: port \d+ \(POSTS_PORT\) on 127\.0\.0\.1 is in use/, code: 1, busy: true }
   ]
   for (const { what, args, settings, line, code, busy } of cases) {
     const blocker = busy === true ? await new Promise<Server>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => resolve(s)) }) : undefined

@@ -1,11 +1,13 @@
-// Runs the built `blog-read-api` executable as a user would (dist/, checked fresh: built.ts).
+// Runs the built `blog-read-api` executable as a user would (dist/, checked fresh: built.ts), or
+// its command line in this process (runCliHere), where a spawn would only cost time.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { runCli as runCommandLine } from '../../src/cli/main.js'
 import { assertBuilt, DIST } from './built.js'
 
 export const CLI = join(DIST, 'cli.js')
-assertBuilt()
 
 export interface CliResult {
   code: number | null
@@ -19,8 +21,32 @@ const baseEnv = (): NodeJS.ProcessEnv => {
   return env
 }
 
+/** A stream that keeps what is written to it. */
+function collector (): { stream: Writable, text: () => string } {
+  let text = ''
+  const stream = new Writable({
+    write (chunk: Buffer, _encoding, done) {
+      text += chunk.toString()
+      done()
+    }
+  })
+  return { stream, text: () => text }
+}
+
+/**
+ * Runs a command line in this process, as the executable runs it (parsing, settings, the
+ * command), with `env` as its whole environment; for what ends (mistakes, failed starts,
+ * migrate, help), never a serving command that starts, which would stay in this process.
+ */
+export async function runCliHere (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult & { log: string }> {
+  const [stdout, stderr, log] = [collector(), collector(), collector()]
+  const code = await runCommandLine(args, { env, stdout: stdout.stream, stderr: stderr.stream, logDestination: log.stream })
+  return { code, stdout: stdout.text(), stderr: stderr.text(), log: log.text() }
+}
+
 /** Runs a command to its end (at most 10 s). */
 export async function runCli (args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<CliResult> {
+  assertBuilt()
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, cwd, timeout: 10_000 })
   let stdout = ''
   let stderr = ''
@@ -39,6 +65,7 @@ export interface RunningCli {
 
 /** Starts a serving command and waits until it logged the listening lines it should. */
 export async function startCli (args: string[], env: NodeJS.ProcessEnv, expect: Array<'front' | 'posts'>, cwd?: string): Promise<RunningCli> {
+  assertBuilt()
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, cwd })
   // A test cut short (its time-out, then the runner's forced exit) must not leave a server
   // behind, holding its port.
@@ -77,4 +104,14 @@ export async function startCli (args: string[], env: NodeJS.ProcessEnv, expect: 
       return code
     }
   }
+}
+
+/** Starts several serving commands at once (each `startCli`'s arguments); if one fails, stops the others and throws. */
+export async function startClis (...commands: Array<Parameters<typeof startCli>>): Promise<RunningCli[]> {
+  const started = await Promise.allSettled(commands.map(async (args) => await startCli(...args)))
+  const failed = started.find((result) => result.status === 'rejected')
+  const running = started.flatMap((result) => result.status === 'fulfilled' ? [result.value] : [])
+  if (failed === undefined) return running
+  await Promise.all(running.map(async (cli) => await cli.stop()))
+  throw failed.reason
 }

@@ -3,6 +3,7 @@
 // fake upstream, the post API's reads of a store in memory.
 import type { FastifyInstance } from 'fastify'
 import { buildPostsApp } from '../../src/posts-api/app.js'
+import { postsAppOptions } from '../../src/process/tier-options.js'
 import type { Post } from '../../src/store/store.js'
 import { testConfig } from './config.js'
 import { createCountingStore } from './counting-store.js'
@@ -67,8 +68,7 @@ export async function startEdgeFront (options: FrontTestOptions = {}): Promise<E
 export async function startEdgePostsApi (): Promise<EdgeTier> {
   const store = createCountingStore(EDGE_POSTS)
   const sink = logSink('info')
-  const config = testConfig()
-  const posts = await listen(buildPostsApp({ store, logger: sink.logger, cacheControl: config.cacheControl, server: config.server }))
+  const posts = await listen(buildPostsApp(postsAppOptions(testConfig(), { store, logger: sink.logger })))
   return {
     name: 'posts-api',
     app: posts.app,

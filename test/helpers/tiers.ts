@@ -2,10 +2,10 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
-import { BODY_LIMITS } from '../../src/contract/body-limits.js'
 import { buildFrontApp, type FrontAppOptions } from '../../src/front/app.js'
 import { openUpstreamClient } from '../../src/front/upstream/client.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
+import { frontAppOptions, postsAppOptions, upstreamClientOptions } from '../../src/process/tier-options.js'
 import type { PostStore } from '../../src/store/store.js'
 import { testConfig } from './config.js'
 import { openTestStore, type TestDatabase } from './databases.js'
@@ -27,8 +27,9 @@ export async function listen (app: FastifyInstance): Promise<RunningApp> {
 export type FrontTestOptions = Partial<Omit<FrontAppOptions, 'upstream'>> & { timeoutMs?: number, ejectFailures?: number, probeIntervalMs?: number }
 
 /**
- * A front over `apiUrl` (one upstream or several), listening, built from the settings table's
- * defaults (`testConfig()`) and the production body limits, with `options` over them; it never
+ * A front over `apiUrl` (one upstream or several), listening, configured as the executable
+ * configures it (tier-options.ts) from the settings table's defaults (`testConfig()`), with
+ * `options` over them; it never
  * takes an upstream out of rotation unless asked (`ejectFailures`), so fault tests see every
  * mapping, and its upstream budget is 2 s unless `timeoutMs` says.
  */
@@ -44,19 +45,8 @@ export function buildTestFront (apiUrl: URL | URL[], options: FrontTestOptions =
     UPSTREAM_EJECT_FAILURES: String(ejectFailures),
     ...(probeIntervalMs === undefined ? {} : { UPSTREAM_PROBE_INTERVAL_MS: String(probeIntervalMs) })
   })
-  const upstream = openUpstreamClient(Array.isArray(apiUrl) ? apiUrl : [apiUrl], { timeouts: config.upstreamTimeouts, health: config.upstreamHealth })
-  const app = buildFrontApp({
-    upstream,
-    logger: silentLogger,
-    slugPattern: config.slugPattern,
-    cacheControl: config.cacheControl,
-    cacheMaxBytes: config.cacheMaxBytes,
-    staleIfErrorS: config.staleIfErrorS,
-    corsOrigins: config.corsOrigins,
-    ...BODY_LIMITS,
-    server: config.server,
-    ...frontOptions
-  })
+  const upstream = openUpstreamClient(Array.isArray(apiUrl) ? apiUrl : [apiUrl], upstreamClientOptions(config))
+  const app = buildFrontApp({ ...frontAppOptions(config, { upstream, logger: silentLogger }), ...frontOptions })
   app.addHook('onClose', async () => upstream.close())
   return app
 }
@@ -70,7 +60,7 @@ export interface Tiers {
 /** Starts the post API over `store` and a front calling it; closing them closes the store too. */
 export async function startTiers (store: PostStore): Promise<Tiers> {
   const config = testConfig()
-  const postsApp = buildPostsApp({ store, logger: silentLogger, cacheControl: config.cacheControl, server: config.server })
+  const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger }))
   const posts = await listen(postsApp)
   const front = await startFront(new URL(posts.url))
   return {

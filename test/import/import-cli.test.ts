@@ -28,11 +28,11 @@ test('usage mistakes are one line and exit code 2', async () => {
   oneLine(extra.stderr, /unexpected argument "posts\/"/)
 })
 
-test('--help shows the import command', async () => {
+test('import --help shows the import command\'s usage and arguments', async () => {
   const { code, stdout } = await runCli(['import', '--help'])
   assert.equal(code, 0)
-  assert.match(stdout, /blog-read-api import <file or folder>\.\.\. \[--dry-run\]/)
-  assert.match(stdout, /^ {2}import {5}/m)
+  assert.match(stdout, /^Usage: blog-read-api import <file or folder>\.\.\. \[--dry-run\]/)
+  assert.match(stdout, /^ {2}--dry-run {2,}\S/m)
 })
 
 test('a SQLite file that does not exist is one line, and is not created', async () => {

@@ -1,16 +1,22 @@
-// The executable as users run it: start-up errors are one clear line and a non-zero exit;
-// `serve` on a fresh machine creates, migrates and seeds the embedded default.
+// The executable as users run it: a mistake or a failed start is one clear line and a non-zero
+// exit; `serve` on a fresh machine creates, migrates and seeds the embedded default. The command
+// line runs in this process (runCliHere) wherever that shows the same; the built executable is
+// spawned where the process itself is under test (its exit, its streams, its signals).
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, describe, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
-import { runCli, startCli } from '../helpers/cli.js'
+import { runCli, runCliHere, startCli, startClis } from '../helpers/cli.js'
+import { seedTestStore } from '../helpers/databases.js'
 import { freePort } from '../helpers/fake-upstream.js'
 import { get } from '../helpers/http.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'blog-read-api-cli-'))
+const seeded = join(dir, 'seeded.db')
+before(async () => { await seedTestStore({ dialect: 'sqlite', filename: seeded }) })
 after(() => rmSync(dir, { recursive: true, force: true }))
 
 function assertOneLine (stderr: string, pattern: RegExp): void {
@@ -21,9 +27,9 @@ function assertOneLine (stderr: string, pattern: RegExp): void {
   assert.doesNotMatch(stderr, /\n\s+at |Error:/, 'no stack trace')
 }
 
-describe('configuration errors stop start-up with one line naming the setting', () => {
+describe('mistakes stop start-up with one line naming the setting or flag, exit 2', () => {
   const cases: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
-    ['a port that is not a number', [], { BLOG_PORT: 'abc' }, /BLOG_PORT/],
+    ['a port that is not a number', [], { BLOG_PORT: 'abc' }, /^blog-read-api: invalid BLOG_PORT: expected a port number$/],
     ['a port out of range', ['--posts-port', '70000'], {}, /POSTS_PORT/],
     ['an API_URL that is not a URL', ['front'], { API_URL: 'not a url' }, /API_URL/],
     ['an API_URL that is not http', ['front', '--api-url', 'ftp://example.com'], {}, /API_URL/],
@@ -34,31 +40,60 @@ describe('configuration errors stop start-up with one line naming the setting', 
     ['a time-out that is not a number', [], { UPSTREAM_TIMEOUT_MS: '10s' }, /UPSTREAM_TIMEOUT_MS/],
     ['an unknown log level', ['--log-level', 'loud'], {}, /LOG_LEVEL/],
     ['a slug pattern that is not a regular expression', [], { SLUG_PATTERN: '([a-z' }, /SLUG_PATTERN/],
-    ['an unknown flag', ['--colour', 'red'], {}, /--colour/],
-    ['an unknown command', ['launch'], {}, /unknown command "launch"/]
+    ['both tiers of serve on one port', [], { BLOG_PORT: '3000', POSTS_PORT: '3000' }, /^blog-read-api: invalid POSTS_PORT: 3000 is also BLOG_PORT; each listener of `serve` needs its own port/],
+    ['the admin listener on the post API\'s port', ['posts-api', '--admin-port', '4001'], { POSTS_PORT: '4001' }, /^blog-read-api: invalid ADMIN_PORT: 4001 is also POSTS_PORT/],
+    ['the admin listener on the front\'s port', ['front', '--blog-port', '4000', '--admin-port', '4000'], { API_URL: 'http://127.0.0.1:1' }, /invalid ADMIN_PORT: 4000 is also BLOG_PORT/],
+    ['an unknown flag, with the one meant', ['--blog-prot', '3000'], {}, /^blog-read-api: unknown flag --blog-prot \(did you mean --blog-port\?\)$/],
+    ['a flag that is part of several', ['--port', '3000'], {}, /^blog-read-api: unknown flag --port \(did you mean --blog-port, --posts-port or --admin-port\?\)$/],
+    ['an unknown flag like none', ['--colour', 'red'], {}, /^blog-read-api: unknown flag --colour \(see blog-read-api --help\)$/],
+    ['a flag without its value', ['--blog-port'], {}, /^blog-read-api: --blog-port needs a value \(--blog-port PORT, or BLOG_PORT in the environment\)$/],
+    ['a switch given a value', ['--help=yes'], {}, /--help takes no value/],
+    ['an unknown command', ['launch'], {}, /unknown command "launch"/],
+    ['a mistyped command', ['serv'], {}, /^blog-read-api: unknown command "serv" \(did you mean serve\?\)$/],
+    ['help for an unknown command', ['help', 'posts'], {}, /unknown command "posts" \(did you mean posts-api\?\)/],
+    ['an argument a command does not take', ['migrate', 'now'], {}, /unexpected argument "now" \(see blog-read-api help migrate\)/],
+    ['import without files', ['import'], {}, /import needs at least one file or folder/],
+    ['--dry-run outside import', ['serve', '--dry-run'], {}, /--dry-run applies to import only/]
   ]
   for (const [name, args, env, pattern] of cases) {
     test(name, async () => {
-      const { code, stderr } = await runCli(args, env)
+      const { code, stdout, stderr } = await runCliHere(args, env)
       assert.equal(code, 2)
       assertOneLine(stderr, pattern)
+      assert.equal(stdout, '')
     })
   }
+
+  test('the executable itself: one line on stderr, nothing on stdout, exit 2, no stack trace', async () => {
+    // A setting mistake found after the serving modules were loaded: the deepest path to exit 2.
+    const { code, stdout, stderr } = await runCli(['serve'], { BLOG_PORT: '3000', POSTS_PORT: '3000' })
+    assert.equal(code, 2)
+    assertOneLine(stderr, /invalid POSTS_PORT: 3000 is also BLOG_PORT/)
+    assert.equal(stdout, '')
+  })
 })
 
-describe('store errors at start-up', () => {
-  test('a SQLite file the user names that does not exist is reported, and not created', async () => {
+describe('store errors at start-up: one line, exit 1', () => {
+  test('a SQLite file the user names that does not exist is reported as missing, with what creates it, and not created', async () => {
     const filename = join(dir, 'absent.db')
-    const { code, stderr } = await runCli(['posts-api', '--posts-port', '0'], { DATABASE_URL: filename })
+    const { code, stderr } = await runCliHere(['posts-api', '--posts-port', '0'], { DATABASE_URL: filename })
     assert.equal(code, 1)
-    assertOneLine(stderr, /unable to open database file/)
+    assertOneLine(stderr, new RegExp(`the SQLite file ${filename} \\(DATABASE_URL\\) does not exist; \`blog-read-api migrate\` creates it .* or unset DATABASE_URL to serve the embedded default ./data/blog.db$`))
+    assert.equal(existsSync(filename), false)
+  })
+
+  test('seed into a SQLite file that does not exist: reported, with what creates it, and not created', async () => {
+    const filename = join(dir, 'unseeded.db')
+    const { code, stderr } = await runCliHere(['seed'], { DATABASE_URL: filename })
+    assert.equal(code, 1)
+    assertOneLine(stderr, new RegExp(`^blog-read-api: cannot seed: the SQLite file ${filename} \\(DATABASE_URL\\) does not exist; \`blog-read-api migrate\` creates it$`))
     assert.equal(existsSync(filename), false)
   })
 
   test('a database without a posts table is reported', async () => {
     const filename = join(dir, 'empty.db')
     new Database(filename).exec('CREATE TABLE other (id INTEGER)')
-    const { code, stderr } = await runCli(['posts-api', '--posts-port', '0'], { DATABASE_URL: `sqlite:${filename}` })
+    const { code, stderr } = await runCliHere(['posts-api', '--posts-port', '0'], { DATABASE_URL: `sqlite:${filename}` })
     assert.equal(code, 1)
     assertOneLine(stderr, /no `posts` table/)
   })
@@ -66,19 +101,52 @@ describe('store errors at start-up', () => {
   test('a posts table without a slug column is reported', async () => {
     const filename = join(dir, 'noslug.db')
     new Database(filename).exec('CREATE TABLE posts (id INTEGER, title TEXT)')
-    const { code, stderr } = await runCli(['serve', '--blog-port', '0', '--posts-port', '0'], { DATABASE_URL: filename })
+    const { code, stderr } = await runCliHere(['serve', '--blog-port', '0', '--posts-port', '0'], { DATABASE_URL: filename })
     assert.equal(code, 1)
     assertOneLine(stderr, /no `slug` column/)
   })
 
-  test('an unreachable PostgreSQL server is reported quickly', async () => {
-    const started = Date.now()
-    const { code, stderr } = await runCli(['posts-api'], { DATABASE_URL: `postgres://nobody:secret@127.0.0.1:${await freePort()}/blog` })
+  test('an unreachable PostgreSQL server is reported, and the password never printed', async () => {
+    const { code, stderr } = await runCliHere(['posts-api'], { DATABASE_URL: `postgres://nobody:secret@127.0.0.1:${await freePort()}/blog` })
     assert.equal(code, 1)
     assertOneLine(stderr, /ECONNREFUSED/)
-    assert.doesNotMatch(stderr, /secret/, 'the password is never printed')
-    assert.ok(Date.now() - started < 5000)
+    assert.doesNotMatch(stderr, /secret/)
   })
+})
+
+describe('a port in use is a line naming its setting, exit 1; what had started is closed', () => {
+  let busy: Server
+  let busyPort: number
+  before(async () => {
+    busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    busyPort = (busy.address() as { port: number }).port
+  })
+  after(() => { busy.close() })
+
+  /** Whether `port` can be listened on again (nothing of ours holds it). */
+  async function isFree (port: number): Promise<boolean> {
+    const probe = createServer()
+    return await new Promise((resolve) => {
+      probe.once('error', () => resolve(false))
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
+    })
+  }
+
+  for (const [setting, args] of [
+    ['BLOG_PORT', (busy: number, free: number) => ['serve', '--blog-port', String(busy), '--posts-port', String(free)]],
+    ['POSTS_PORT', (busy: number, free: number) => ['serve', '--blog-port', String(free), '--posts-port', String(busy)]],
+    ['ADMIN_PORT', (busy: number, free: number) => ['posts-api', '--posts-port', String(free), '--admin-port', String(busy)]]
+  ] as const) {
+    test(setting, async () => {
+      const free = await freePort()
+      const { code, stderr } = await runCliHere(args(busyPort, free), { DATABASE_URL: seeded, METRICS: 'off', LOG_LEVEL: 'silent' })
+      assert.equal(code, 1)
+      const flag = `--${setting.toLowerCase().replace('_', '-')}`
+      assertOneLine(stderr, new RegExp(`^blog-read-api: cannot start: port ${busyPort} \\(${setting}\\) on 127.0.0.1 is in use by another process; stop it, or set another with ${setting} or ${flag}$`))
+      assert.ok(await isFree(free), 'the listener that had started was closed')
+    })
+  }
 })
 
 describe('serving', () => {
@@ -98,10 +166,19 @@ describe('serving', () => {
 
   test('migrate, seed, then posts-api and front as separate processes', async () => {
     const filename = join(dir, 'split.db')
-    assert.equal((await runCli(['migrate'], { DATABASE_URL: filename })).code, 0)
-    assert.equal((await runCli(['seed'], { DATABASE_URL: filename })).code, 0)
-    const posts = await startCli(['posts-api'], { DATABASE_URL: filename, POSTS_PORT: '0' }, ['posts'])
-    const front = await startCli(['front', '--api-url', posts.urls.posts ?? '', '--blog-port', '0'], {}, ['front'])
+    const migrated = await runCliHere(['migrate'], { DATABASE_URL: filename })
+    assert.equal(migrated.code, 0)
+    assert.match(migrated.log, /the posts table is ready in sqlite:/)
+    const seededNow = await runCliHere(['seed'], { DATABASE_URL: filename })
+    assert.equal(seededNow.code, 0)
+    assert.match(seededNow.log, /inserted 3 sample posts/)
+    // Side by side: the front needs no upstream to start.
+    const postsPort = String(await freePort())
+    const [posts, front] = await startClis(
+      [['posts-api'], { DATABASE_URL: filename, POSTS_PORT: postsPort }, ['posts']],
+      [['front', '--api-url', `http://127.0.0.1:${postsPort}`, '--blog-port', '0'], {}, ['front']]
+    )
+    assert.ok(posts !== undefined && front !== undefined)
     try {
       const response = await get(front.urls.front ?? '', '/api/blog/two-tiers', { 'x-request-id': 'cli-test-1' })
       assert.equal(response.status, 200)

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { availableParallelism } from 'node:os'
-import { test } from 'node:test'
-import { ConfigError, describeStore, loadConfig, parseStoreLocation } from '../../src/config.js'
+import { describe, test } from 'node:test'
+import { ConfigError, describeStore, loadConfig, parseSetting, parseStoreLocation, type Config } from '../../src/config.js'
+import { COMMAND_NAMES, flagName, SETTING_NAMES, SETTINGS, type Setting, type SettingName } from '../../src/settings.js'
 
 test('defaults', () => {
   const config = loadConfig({})
@@ -93,4 +94,76 @@ test('metrics are on by default and served on the tiers\' ports; METRICS=off and
   assert.equal(moved.adminPort, 9464)
   assert.throws(() => loadConfig({ METRICS: 'yes' }), (err: unknown) => err instanceof ConfigError && err.setting === 'METRICS')
   assert.throws(() => loadConfig({ ADMIN_PORT: '65536' }), (err: unknown) => err instanceof ConfigError && err.setting === 'ADMIN_PORT')
+})
+
+describe('the settings table', () => {
+  test('each setting has a flag, a value text, help, readers among the commands, and a default its schema accepts (or says what unset means)', () => {
+    for (const name of SETTING_NAMES) {
+      const setting: Setting = SETTINGS[name]
+      assert.match(flagName(name), /^[a-z0-9]+(-[a-z0-9]+)*$/, name)
+      assert.ok(setting.value !== '' && setting.help !== '', name)
+      assert.ok(setting.readBy.length > 0 && setting.readBy.every((command) => COMMAND_NAMES.includes(command)), name)
+      if (setting.default === undefined) {
+        assert.ok(setting.unset !== undefined, `${name}: what unset means`)
+        assert.equal(parseSetting(name, undefined), undefined, name)
+      } else {
+        assert.doesNotThrow(() => parseSetting(name, undefined), name)
+      }
+    }
+  })
+
+  // A value other than the default for every setting: each must change the Config, so a setting
+  // in the table that the loader forgot to read fails here (as does one missing from this list).
+  const OTHER_VALUES: Record<SettingName, string> = {
+    DATABASE_URL: 'other.db',
+    API_URL: 'http://a.example:1',
+    HOST: '0.0.0.0',
+    BLOG_PORT: '4000',
+    POSTS_PORT: '4001',
+    LOG_LEVEL: 'warn',
+    SLUG_PATTERN: '^[a-z]+$',
+    CACHE_CONTROL: 'max-age=60',
+    CACHE_MAX_MB: '1',
+    CORS_ORIGIN: 'off',
+    UPSTREAM_TIMEOUT_MS: '1234',
+    UPSTREAM_CONNECT_TIMEOUT_MS: '1234',
+    UPSTREAM_HEADERS_TIMEOUT_MS: '1234',
+    UPSTREAM_BODY_TIMEOUT_MS: '1234',
+    UPSTREAM_EJECT_FAILURES: '7',
+    UPSTREAM_PROBE_INTERVAL_MS: '1234',
+    STALE_IF_ERROR_S: '7',
+    HEADERS_TIMEOUT_MS: '1234',
+    REQUEST_TIMEOUT_MS: '1234',
+    KEEP_ALIVE_TIMEOUT_MS: '1234',
+    LOAD_SHED_DELAY_MS: '1234',
+    SHUTDOWN_TIMEOUT_MS: '1234',
+    WORKERS: '7',
+    METRICS: 'off',
+    ADMIN_PORT: '9464',
+    DB_POOL_SIZE: '7',
+    DB_CONNECT_TIMEOUT_MS: '1234',
+    DB_PREPARED_STATEMENTS: 'on',
+    DB_STATEMENT_TIMEOUT_MS: '1234'
+  }
+
+  test('every setting reaches the Config: as an environment variable, and as a flag that wins over it', () => {
+    const text = (config: Config): string => JSON.stringify(config, (_key, value: unknown) => value instanceof RegExp ? value.source : value)
+    const defaults = text(loadConfig({}))
+    for (const name of SETTING_NAMES) {
+      const fromEnv = text(loadConfig({ [name]: OTHER_VALUES[name] }))
+      assert.notEqual(fromEnv, defaults, `${name} changes nothing`)
+      assert.equal(text(loadConfig({ [name]: 'not valid either way !' }, { [name]: OTHER_VALUES[name] })), fromEnv, `${name}: the flag wins`)
+    }
+  })
+
+  test('an empty value is unset: the default applies', () => {
+    assert.equal(loadConfig({ BLOG_PORT: '' }).blogPort, 3000)
+    assert.equal(loadConfig({ DATABASE_URL: '' }).storeIsDefault, true)
+  })
+
+  test('a refused value names the setting and says why, in one line', () => {
+    assert.throws(() => parseSetting('BLOG_PORT', 'abc'), (err: unknown) => err instanceof ConfigError && err.message === 'invalid BLOG_PORT: expected a port number')
+    assert.throws(() => parseSetting('CORS_ORIGIN', 'https://a.example/path'), /^ConfigError: invalid CORS_ORIGIN: "https:\/\/a.example\/path" is not an origin like https:\/\/example.com$/)
+    assert.deepEqual(parseSetting('CORS_ORIGIN', 'https://a.example, https://b.example'), ['https://a.example', 'https://b.example'])
+  })
 })

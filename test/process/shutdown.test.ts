@@ -16,9 +16,9 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import Database from 'better-sqlite3'
-import { startCli, type RunningCli } from '../helpers/cli.js'
+import { startCli, startClis, type RunningCli } from '../helpers/cli.js'
 import { seedTestStore } from '../helpers/databases.js'
-import { json, startFakeUpstream } from '../helpers/fake-upstream.js'
+import { freePort, json, startFakeUpstream } from '../helpers/fake-upstream.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 
@@ -73,13 +73,16 @@ async function refused (url: string): Promise<boolean> {
   })
 }
 
-async function startPostsApi (): Promise<RunningCli> {
-  // The test blocks this process's event loop on purpose (the store's busy wait): no load shedding.
-  return record(await startCli(['posts-api'], { DATABASE_URL: database, POSTS_PORT: '0', LOAD_SHED_DELAY_MS: '0' }, ['posts']))
-}
-
-async function startFrontOver (posts: RunningCli): Promise<RunningCli> {
-  return record(await startCli(['front', '--api-url', posts.urls.posts ?? '', '--blog-port', '0'], { SHUTDOWN_TIMEOUT_MS: '5000' }, ['front']))
+/** A post API and a front calling it, started side by side (the front needs no upstream to start). */
+async function startPostsApiAndFront (): Promise<{ posts: RunningCli, front: RunningCli }> {
+  const postsPort = String(await freePort())
+  const [posts, front] = await startClis(
+    // The test blocks this process's event loop on purpose (the store's busy wait): no load shedding.
+    [['posts-api'], { DATABASE_URL: database, POSTS_PORT: postsPort, LOAD_SHED_DELAY_MS: '0' }, ['posts']],
+    [['front', '--api-url', `http://127.0.0.1:${postsPort}`, '--blog-port', '0'], { SHUTDOWN_TIMEOUT_MS: '5000' }, ['front']]
+  )
+  if (posts === undefined || front === undefined) throw new Error('both started')
+  return { posts: record(posts), front: record(front) }
 }
 
 /** Sends every path (with `query`) at once through the front; resolves to the answers, each with when it came. */
@@ -93,8 +96,7 @@ function assertCompletedAfter (answers: Array<TestResponse & { at: number }>, si
 }
 
 test('SIGTERM to the front with requests in flight: they complete with 200, exit 0 within the shutdown time-out', { timeout: 20_000 }, async () => {
-  const posts = await startPostsApi()
-  const front = await startFrontOver(posts)
+  const { posts, front } = await startPostsApiAndFront()
   try {
     const unlocked = lockStoreFor(1000)
     const inFlight = sendAll(front)
@@ -116,8 +118,7 @@ test('SIGTERM to the front with requests in flight: they complete with 200, exit
 })
 
 test('SIGTERM to the post API while the front relays requests from it: 200, exit 0; then the front answers 502 at once', { timeout: 20_000 }, async () => {
-  const posts = await startPostsApi()
-  const front = await startFrontOver(posts)
+  const { posts, front } = await startPostsApiAndFront()
   try {
     // One keep-alive connection per path from the front to the post API, so that the requests in
     // flight are all written to connections the post API has already accepted. They ask for
@@ -146,7 +147,7 @@ test('SIGTERM to the post API while the front relays requests from it: 200, exit
   }
 })
 
-test('serve: SIGTERM closes the front first (the post API still serves while it drains), then the post API; exit 0', { timeout: 20_000 }, async () => {
+test('serve: SIGTERM closes the front first (the post API still serves while it drains), then the post API; a second signal changes nothing; exit 0', { timeout: 20_000 }, async () => {
   // The front of `serve` may call another upstream (API_URL): a slow fake one keeps its requests
   // in flight without blocking the process, so the order of the two closes can be watched.
   const slow = await startFakeUpstream((req, res) => {
@@ -160,6 +161,9 @@ test('serve: SIGTERM closes the front first (the post API still serves while it 
     serve.child.kill('SIGTERM')
     await sleep(200)
     assert.ok(await refused(serve.urls.front ?? ''), 'the front stopped accepting first')
+    // The same signal again while closing (a Ctrl-C under npm arrives twice: from the terminal,
+    // and forwarded by npm) changes nothing.
+    serve.child.kill('SIGTERM')
     assert.equal((await get(serve.urls.posts ?? '', '/api/posts')).status, 200, 'the post API still serves while the front drains')
     assertCompletedAfter(await inFlight, signalledAt)
     assert.equal((await exitOf(serve)).code, 0, outputOf(serve))

@@ -1,0 +1,78 @@
+// What each command of `blog-read-api` is, for the help: its one-line summary, its own arguments,
+// what it does, and its exit codes. The settings it reads come from the settings table.
+import type { CommandName } from '../settings.js'
+
+export interface CommandInfo {
+  /** One line, in the list of commands. */
+  readonly summary: string
+  /** What follows the command's name in its usage line, before the settings' flags. */
+  readonly arguments?: string
+  /** Its own arguments and flags, each with what it means. */
+  readonly argumentHelp?: ReadonlyArray<readonly [string, string]>
+  /** What it does, a few lines. */
+  readonly description: readonly string[]
+  readonly exitCodes: ReadonlyArray<readonly [number, string]>
+}
+
+/** Every command's mistakes: a bad flag, argument or setting value. */
+const MISTAKE = [2, 'a mistake on the command line or in a setting (one line saying which)'] as const
+
+const SERVING_EXIT_CODES = [
+  [0, 'stopped by SIGINT or SIGTERM after closing gracefully'],
+  [1, 'could not start (the store, a port in use), or closing took longer than SHUTDOWN_TIMEOUT_MS'],
+  MISTAKE
+] as const
+
+export const COMMANDS: Record<CommandName, CommandInfo> = {
+  serve: {
+    summary: 'both tiers in one process (the default): the post API, then the front API calling it',
+    description: [
+      'Serves the post API on POSTS_PORT, then the front API on BLOG_PORT, calling that post API',
+      '(or API_URL, when set). Without DATABASE_URL it serves ./data/blog.db, created and filled',
+      'with sample posts when absent. SIGINT or SIGTERM closes the front, then the post API.'
+    ],
+    exitCodes: SERVING_EXIT_CODES
+  },
+  front: {
+    summary: 'the front API alone, calling the post APIs at API_URL',
+    description: [
+      'Serves the public front API on BLOG_PORT; it never reads the database, it calls the post',
+      'APIs at API_URL (required).'
+    ],
+    exitCodes: SERVING_EXIT_CODES
+  },
+  'posts-api': {
+    summary: 'the upstream post API alone, reading DATABASE_URL',
+    description: [
+      'Serves the post API on POSTS_PORT from DATABASE_URL, which it only reads. A SQLite file',
+      'you name must exist: `blog-read-api migrate` creates it.'
+    ],
+    exitCodes: SERVING_EXIT_CODES
+  },
+  migrate: {
+    summary: 'create the `posts` table in DATABASE_URL when it is absent (and the SQLite file)',
+    description: [
+      'Creates the `posts` table and its index in DATABASE_URL when absent (a SQLite file and its',
+      'folder too). Running it again changes nothing.'
+    ],
+    exitCodes: [[0, 'the posts table is ready'], [1, 'the store cannot be reached or written'], MISTAKE]
+  },
+  seed: {
+    summary: 'insert the sample posts that are not there yet',
+    description: ['Inserts the sample posts whose slugs are not in DATABASE_URL yet (run `migrate` first).'],
+    exitCodes: [[0, 'the sample posts are there'], [1, 'the store cannot be reached or written, or has no posts table'], MISTAKE]
+  },
+  import: {
+    summary: 'import Markdown files with YAML front matter into `posts`',
+    arguments: '<file or folder>... [--dry-run]',
+    argumentHelp: [
+      ['<file or folder>...', 'Markdown files (any name), and folders searched for *.md files'],
+      ['--dry-run', 'check every file and compare it with the store; write nothing']
+    ],
+    description: [
+      'Inserts new slugs and updates changed posts, in transactions of up to 500 posts, into the',
+      '`posts` table of DATABASE_URL (run `migrate` first); reports each file it refused.'
+    ],
+    exitCodes: [[0, 'every file imported (or, with --dry-run, would be)'], [1, 'a file was refused, or the store cannot be used'], MISTAKE]
+  }
+}

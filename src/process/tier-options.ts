@@ -1,0 +1,25 @@
+// From the settings to each tier's options: the one mapping the executable and the tests share,
+// so that a tier under test is configured as the process configures it. What the process opens
+// itself (the store, the upstream client, the logger, its operations) comes in as `parts`.
+import { BODY_LIMITS } from '../contract/body-limits.js'
+import type { Config } from '../config.js'
+import type { FrontAppOptions } from '../front/app.js'
+import type { UpstreamClientOptions } from '../front/upstream/client.js'
+import type { PostsAppOptions } from '../posts-api/app.js'
+
+/** The front's upstream client (openUpstreamClient), but for its base URLs and logger. */
+export function upstreamClientOptions (config: Config): Pick<UpstreamClientOptions, 'timeouts' | 'health'> {
+  return { timeouts: config.upstreamTimeouts, health: config.upstreamHealth }
+}
+
+/** What the front takes from the settings. */
+type FrontSettings = 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'server' | keyof typeof BODY_LIMITS
+
+export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, FrontSettings>): FrontAppOptions {
+  const { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, server } = config
+  return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, server, ...BODY_LIMITS, ...parts }
+}
+
+export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server'>): PostsAppOptions {
+  return { cacheControl: config.cacheControl, server: config.server, ...parts }
+}
