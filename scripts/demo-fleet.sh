@@ -39,6 +39,9 @@ fail () { echo "demo:fleet: $*" >&2; exit 1; }
 need () { command -v "$1" > /dev/null || fail "$1 is not installed: sudo apt-get install $2"; }
 need haproxy haproxy
 need curl curl
+# On a Node older than the supported lines, every node below runs on a supported one.
+bin=$(node "$ROOT/scripts/on-supported-node.js" --bin) || fail "no supported Node.js line to run on"
+[ -z "$bin" ] || PATH="$bin:$PATH"
 node "$ROOT/scripts/build-if-stale.js" || fail "the build failed: dist/ is not current"
 if [[ $STORE == postgres ]]; then
   need pgbouncer pgbouncer
