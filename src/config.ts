@@ -3,9 +3,9 @@
 // and assembled here into the process's Config. A bad value stops start-up with one line naming
 // the setting.
 import { SETTING_NAMES, SETTINGS, type SettingName, type SettingValue } from './settings.js'
-import type { StoreLocation } from './setting-values.js'
+import type { StoreLocation } from './process/setting-values.js'
 
-export type { StoreLocation } from './setting-values.js'
+export type { StoreLocation } from './process/setting-values.js'
 export type { SettingName } from './settings.js'
 
 /** The validated, frozen settings of one process. */

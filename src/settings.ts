@@ -7,7 +7,7 @@ import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
   regularExpression, storeLocation, text
-} from './setting-values.js'
+} from './process/setting-values.js'
 
 /** The commands of the `blog-read-api` executable. */
 export const COMMAND_NAMES = ['serve', 'front', 'posts-api', 'migrate', 'seed', 'import'] as const
