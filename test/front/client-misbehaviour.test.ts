@@ -1,4 +1,4 @@
-// Clients that misbehave (issue 4): aborts mid-response, slow headers (slowloris), and crowds of
+// Clients that misbehave: aborts mid-response, slow headers (slowloris), and crowds of
 // idle keep-alive connections. Each time the front must keep serving other clients, and let go
 // of every socket. Loopback only; every socket and server is closed at the end.
 import assert from 'node:assert/strict'
