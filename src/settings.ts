@@ -39,7 +39,7 @@ export const SETTINGS = {
     value: 'URL',
     default: './data/blog.db',
     help: 'the store: a SQLite file path or sqlite: URL, postgres://, mysql:// or mariadb://',
-    doc: 'The store: a SQLite file path or `sqlite:` URL, `postgres://`, `mysql://` or `mariadb://` (see "Store URLs" in the [README](../README.md#store-urls)). Only the default file, when it does not exist, is created, migrated and seeded by `serve` and `posts-api`; a file you name must exist (`blog-read-api migrate` creates it).',
+    doc: 'The store: a SQLite file path or `sqlite:` URL, `postgres://`, `mysql://` or `mariadb://` (see [Store URLs](operations.md#store-urls)). Only the default file, when it does not exist, is created, migrated and seeded by `serve` and `posts-api`; a file you name must exist (`blog-read-api migrate` creates it).',
     schema: storeLocation,
     readBy: STORE
   },
@@ -48,7 +48,7 @@ export const SETTINGS = {
     default: undefined,
     unset: '`serve` calls its own post API',
     help: 'base URLs of the upstream post APIs, comma-separated (front); `serve` uses its own post API when unset',
-    doc: 'Front: base URL of the upstream post API, or several, comma-separated (`http://h1:3001,http://h2:3001`); calls are spread over them (see "Several upstreams" under Resilience in the [README](../README.md)). Each may carry its own base path (`http://h:3001/blog-backend`). Needed by `front`; `serve` calls its own post API when unset.',
+    doc: 'Front: base URL of the upstream post API, or several, comma-separated (`http://h1:3001,http://h2:3001`); calls are spread over them (see [Several upstreams](operations.md#several-upstreams)). Each may carry its own base path (`http://h:3001/blog-backend`). Needed by `front`; `serve` calls its own post API when unset.',
     schema: baseUrls.optional(),
     readBy: FRONT
   },
@@ -208,7 +208,7 @@ export const SETTINGS = {
     value: 'N',
     default: '1',
     help: "processes sharing the ports, 1 to 256, or 'auto' for one per core (1: no cluster)",
-    doc: 'Processes sharing the ports, 1 to 256, or `auto` (one per core); 1 runs no cluster. See "Scale" in the [README](../README.md#scale). Pools are per process: `DB_POOL_SIZE` connections per post API worker.',
+    doc: 'Processes sharing the ports, 1 to 256, or `auto` (one per core); 1 runs no cluster. See [Scale](operations.md#scale). Pools are per process: `DB_POOL_SIZE` connections per post API worker.',
     schema: processCount,
     readBy: SERVING
   },
@@ -216,7 +216,7 @@ export const SETTINGS = {
     value: 'on|off',
     default: 'on',
     help: "'on' keeps Prometheus metrics, served at GET /metrics; 'off' keeps none and answers no /metrics",
-    doc: 'Both tiers: `on` keeps Prometheus metrics and answers `GET /metrics`; `off` keeps none (no per-request work) and answers no `/metrics`. See [Operations](../README.md#operations).',
+    doc: 'Both tiers: `on` keeps Prometheus metrics and answers `GET /metrics`; `off` keeps none (no per-request work) and answers no `/metrics`. See [Probes and metrics](operations.md#probes-and-metrics).',
     schema: onOff,
     readBy: SERVING
   },
@@ -225,7 +225,7 @@ export const SETTINGS = {
     default: undefined,
     unset: "/metrics is on each tier's port",
     help: "a listener of its own (on HOST) for the process's /metrics, /healthz and /readyz",
-    doc: "A listener of its own on `HOST:ADMIN_PORT`, one per process, answering `/metrics` (all the process's tiers) and `/healthz`, `/readyz` (all of them together); `/metrics` then leaves the tiers' ports, their probes stay. See [Operations](../README.md#operations).",
+    doc: "A listener of its own on `HOST:ADMIN_PORT`, one per process, answering `/metrics` (all the process's tiers) and `/healthz`, `/readyz` (all of them together); `/metrics` then leaves the tiers' ports, their probes stay. See [Probes and metrics](operations.md#probes-and-metrics).",
     schema: port.optional(),
     readBy: SERVING
   },
@@ -247,7 +247,7 @@ export const SETTINGS = {
     value: 'on|off',
     default: 'off',
     help: "PostgreSQL: 'on' prepares the change-token query once per connection; never behind a transaction pooler such as PgBouncer",
-    doc: 'PostgreSQL: `on` prepares the change-token query once per connection and makes the statement time-out a connection parameter: a third of the server\'s work per change-token read, and one round trip instead of three per post read. Only for a direct connection: behind PgBouncer (which refuses the connection parameter in any mode, so the post API stops at start-up) or any transaction pooler, leave it `off`. See "PostgreSQL behind PgBouncer" in the [README](../README.md#postgresql-behind-pgbouncer-and-on-replicas).',
+    doc: 'PostgreSQL: `on` prepares the change-token query once per connection and makes the statement time-out a connection parameter: a third of the server\'s work per change-token read, and one round trip instead of three per post read. Only for a direct connection: behind PgBouncer (which refuses the connection parameter in any mode, so the post API stops at start-up) or any transaction pooler, leave it `off`. See [PostgreSQL behind PgBouncer, and on replicas](operations.md#postgresql-behind-pgbouncer-and-on-replicas).',
     schema: onOff,
     readBy: STORE
   },

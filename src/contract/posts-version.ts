@@ -1,5 +1,5 @@
 // The posts version: what lets the front confirm every copy it holds with one call instead of a
-// call per request, with freshness unchanged (issue 12). The post API labels each answer with the
+// call per request, with freshness unchanged. The post API labels each answer with the
 // version of the store it was read under (its change token, and a nonce of the process, since a
 // token only means something within one process), and answers the current version at
 // VERSION_PATH, read after the request arrived. A copy labelled with the version the post API

@@ -1,5 +1,5 @@
 // A front over several post APIs, all real processes of the built CLI on loopback, under a steady
-// load (SPEC "Scale", issue 8): a rolling restart costs no failed request; a post API killed is
+// load: a rolling restart costs no failed request; a post API killed is
 // routed around within a second and takes load again once back; a lone post API back after an
 // outage is served again within a second. Needs `npm run build` (npm test builds first).
 // An editor writes meanwhile: the front confirms its copies with the post API that labelled them
@@ -85,7 +85,7 @@ async function takesLoad (postsApi: PostsApi, count: number): Promise<void> {
 
 const summary = (answers: Answer[]): string => JSON.stringify(tally(answers))
 
-/** Every answer a 200 or one of SPEC's 502/503/504 problems for an upstream in trouble. */
+/** Every answer a 200 or one of the 502/503/504 problems for an upstream in trouble. */
 function assertOnlyMappedFailures (load: Load): void {
   assert.deepEqual(load.errors, [], 'no connection error or time-out at the front')
   const mapped = new Set<string | undefined>(['upstream-unreachable', 'upstream-unavailable', 'upstream-timeout'])

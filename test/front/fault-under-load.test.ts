@@ -1,4 +1,4 @@
-// Upstream faults under a bounded load (issue 4): while 10 keep-alive clients hammer the front,
+// Upstream faults under a bounded load: while 10 keep-alive clients hammer the front,
 // the upstream post API (a real child process over SQLite) is killed and started again, replaced
 // by one that hangs, and by one that resets every connection. Each time: no 500, every non-200 is
 // the mapped 502/504 problem, 200s come back within 1 s of the upstream's return without touching

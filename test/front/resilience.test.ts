@@ -1,5 +1,5 @@
-// The front's fault mechanisms against misbehaving upstreams on loopback (issue 4, RELIABILITY.md
-// table a, rows 1, 5, 11): one retry on a fresh connection after a reset, none after a refusal,
+// The front's fault mechanisms against misbehaving upstreams on loopback: one retry on a fresh
+// connection after a reset, none after a refusal,
 // redirects never followed, a lone upstream out of rotation and back, and stale-if-error. The keep-alive race is in
 // keep-alive-race.test.ts, the size and body limits in limits.test.ts.
 import assert from 'node:assert/strict'

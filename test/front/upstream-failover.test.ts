@@ -1,4 +1,4 @@
-// Several upstreams over undici's MockAgent (SPEC "Scale"): calls spread over those in rotation,
+// Several upstreams over undici's MockAgent: calls spread over those in rotation,
 // a call that got no answer tried once on another, a failing upstream taken out of rotation and
 // back after a probe; a lone upstream answered for at once while it is out. Socket behaviour
 // (refusals, draining post APIs, pending calls) is tested on loopback in upstream-rotation.

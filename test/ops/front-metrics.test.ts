@@ -1,4 +1,4 @@
-// The front's metrics (SPEC "Operations"), read back from its own GET /metrics as Prometheus
+// The front's metrics, read back from its own GET /metrics as Prometheus
 // would: after a known sequence of requests the counters say exactly that, each upstream outcome
 // is told apart, coalesced requests and held copies are counted, and probes and scrapes are not.
 import assert from 'node:assert/strict'

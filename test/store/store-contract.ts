@@ -27,7 +27,7 @@ export interface StoreFixture extends ListQueryFixture {
   expectedFirstPost: Record<string, unknown>
 }
 
-/** Fuzzed upstream lookups per store (issue 4: a few hundred). */
+/** Fuzzed upstream lookups per store (a few hundred). */
 const SLUG_FUZZ_RUNS = 400
 
 /** `settings`: what every store of the suite is opened with, over the settings table's defaults. */
