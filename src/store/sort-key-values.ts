@@ -119,16 +119,14 @@ const MYSQL: Record<string, SortValueCheck> = {
 /** SQLite compares any value with any other without error; a cursor holds its text or a finite number. */
 const sqliteValue: SortValueCheck = (value) => typeof value === 'number' ? Number.isFinite(value) : isStorableText(value)
 
-/** Refuses every value: a column of a type whose text we do not know cannot be paged past by cursor. */
-const noValue: SortValueCheck = () => false
-
 /**
- * The check for `published_at` of type `column.type` on `dialect`. A PostgreSQL or MySQL column
- * of a type not listed has no cursor value we can vouch for: its pages have no usable `after`.
+ * The check for `published_at` of type `column.type` on `dialect`. A column of a type not listed
+ * (a domain, an interval…) takes any storable text, so that its pages still have a usable
+ * `after`; a value its type cannot read is then refused by the store (a data exception on
+ * PostgreSQL, DialectSpec.isInvalidKey: 400) or compared as text (MySQL).
  */
 export function sortValueCheck (dialect: Dialect, column: ColumnInfo): SortValueCheck {
   if (dialect === 'sqlite') return sqliteValue
   const type = column.type ?? ''
-  if (dialect === 'mysql') return MYSQL[type] ?? noValue
-  return POSTGRES[type] ?? noValue
+  return (dialect === 'mysql' ? MYSQL[type] : POSTGRES[type]) ?? anyText
 }
