@@ -1,7 +1,8 @@
-// The post API's bound on store work (STORE_CONCURRENCY): the reads, searches and counts that no
-// held copy answers take a turn of one gate per process; the rest wait briefly, then are refused
-// with 503 `overloaded` and Retry-After. Answers built already, change-token reads (what the
-// fronts confirm their copies with) and the probes never wait here. The numbers, in one place:
+// The post API's bound on store work (STORE_CONCURRENCY): each store read that builds an answer
+// (a search or a count is one too, and takes a turn the same way) takes a turn of one gate per
+// process; the rest wait briefly, then are refused with 503 `overloaded` and Retry-After.
+// Answers built already, change-token reads (what the fronts confirm their copies with) and the
+// probes never wait here. The numbers, in one place:
 import { createConcurrencyGate, GateRefusedError, type ConcurrencyGate } from '../lib/concurrency-gate.js'
 import { ProblemError } from '../contract/problems.js'
 import { realTimers, type Timers } from '../sync/timers.js'
