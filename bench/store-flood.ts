@@ -5,7 +5,7 @@
 // effectively unbounded, to show what the bound buys. Prints, per run: the cached answers' p99
 // alone and under the flood, and the flood's answers by status (503: refused by the bound).
 //
-//   npm run build && node --import tsx bench/store-flood.ts [--duration 10] [--postgres URL] [--concurrency 10,1000]
+//   npm run build && node --import tsx bench/store-flood.ts [--duration 10] [--postgres URL] [--concurrency 10,1000] [--stores postgres,sqlite]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -27,7 +27,8 @@ const { values } = parseArgs({
     cli: { type: 'string', default: 'dist/cli.js' },
     duration: { type: 'string', default: '10' },
     postgres: { type: 'string', default: process.env.TEST_POSTGRES_URL ?? DEFAULT_POSTGRES_URL },
-    concurrency: { type: 'string', default: '10,1000' }
+    concurrency: { type: 'string', default: '10,1000' },
+    stores: { type: 'string', default: 'postgres,sqlite' }
   }
 })
 const cli = resolve(values.cli)
@@ -68,12 +69,13 @@ async function measure (store: string, database: string, concurrency: number): P
 
 async function main (): Promise<void> {
   log(`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average ${loadavg()[0]?.toFixed(1) ?? '?'}, ${durationS} s per run`)
-  const stores: Array<[string, string]> = [
+  const prepare: Record<string, () => Promise<string>> = {
     // A database of its own: a shared one may be rebuilt by another benchmark meanwhile.
-    ['postgres', await preparePostgresDataset(POSTS, cli, values.postgres, process.env, `blog_flood_bench_${POSTS}`)],
-    ['sqlite', await prepareSqliteDataset(POSTS, cli)]
-  ]
-  for (const [store, database] of stores) {
+    postgres: async () => await preparePostgresDataset(POSTS, cli, values.postgres, process.env, `blog_flood_bench_${POSTS}`),
+    sqlite: async () => await prepareSqliteDataset(POSTS, cli)
+  }
+  for (const store of values.stores.split(',')) {
+    const database = await (prepare[store] ?? (() => { throw new Error(`--stores: no store ${store}`) }))()
     for (const concurrency of values.concurrency.split(',').map(Number)) await measure(store, database, concurrency)
   }
 }
