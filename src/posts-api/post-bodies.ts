@@ -170,8 +170,8 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       return token === undefined ? undefined : generationFor(token).version
     },
 
-    // A stream holds its turn until its first rows are read: the query is then running on a
-    // connection of its own, and its pace is its client's.
+    // A stream holds its turn until its first rows are read; then its pace is its client's (on
+    // PostgreSQL and MySQL, on a connection of its own).
     async streamList (query = {}) {
       return await gated(() => streamed(serialise(store.streamPosts(query))))
     },
