@@ -100,6 +100,8 @@ test(`STORE_CONCURRENCY=${CONCURRENCY}: the extra read waits its turn; a full qu
   const waiting = Array.from({ length: room }, async (_, i) => await get(posts.url, `/api/post/w${i}`))
   await signal.until(() => queued === 1 + room)
   assertBusy(await get(posts.url, '/api/post/refused'))
+  // Lists, pages and the keyed list take turns too.
+  for (const path of ['/api/posts', '/api/posts?limit=1', '/api/posts/keyed']) assertBusy(await get(posts.url, path))
   // The front relays it as the upstream's 503, with its Retry-After.
   const relayed = await get(front.url, '/api/blog/refused')
   assertProblem(relayed, 'upstream-unavailable')
