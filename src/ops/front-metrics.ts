@@ -3,6 +3,7 @@
 // size and the upstreams in rotation.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import { ProblemError } from '../contract/problems.js'
+import { isConnectFailure } from '../front/upstream/failures.js'
 import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
 
 /**
@@ -20,9 +21,6 @@ const OUTCOMES: readonly UpstreamOutcome[] = ['ok', 'not-modified', 'not-found',
 export type CacheResult = 'hit' | 'miss' | 'stale'
 
 const CACHE_RESULTS: readonly CacheResult[] = ['hit', 'miss', 'stale']
-
-/** Errors of a connection that could not be made (as opposed to one that broke). */
-const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
 
 /** What the front's upstream cache tells the metrics (src/front/cache/upstream-cache.ts). */
 export interface UpstreamCacheObserver {
@@ -53,8 +51,7 @@ export function failureOutcome (err: unknown, status: number | undefined, failed
     case 'upstream-unavailable': return failedFast ? 'failed-fast' : 'unavailable'
     case 'upstream-unreachable': {
       if (failedFast) return 'failed-fast'
-      const code = (err.cause as { code?: unknown } | undefined)?.code
-      return typeof code === 'string' && CONNECT_FAILURES.has(code) ? 'refused' : 'reset'
+      return isConnectFailure(err.cause) ? 'refused' : 'reset'
     }
     default: return 'bad-response'
   }

@@ -1,13 +1,21 @@
-// Pages from memory (issue 10). A page after a random cursor is nearly always one nobody asked for
+// Pages from memory. A page after a random cursor is nearly always one nobody asked for
 // before, so a cache of pages cannot answer it, and each would cost an upstream call and a store
 // read. For a list shape (its fields and tag) that clients page through often, the front holds
 // its keyed list instead (src/contract/keyed-list.ts): every post of the shape, in list order, after its
 // cursor. The page after a cursor is then the posts after that cursor's line, with the same
 // bytes, Link and ETag as the post API's page, and a hit costs what a cached post costs: it is
-// confirmed by the list's posts version like any copy (upstream-cache.ts). A cursor the list
+// confirmed by the list's posts version like any copy (versions.ts). A cursor the list
 // does not hold (its post was deleted or moved, or it is not one of ours) is left to the upstream.
-import { decodeCursor, type SortKey } from '../../contract/list-query.js'
+import { buffer } from 'node:stream/consumers'
+import { LRUCache } from 'lru-cache'
+import { keyedListPath, shapeOf } from '../../contract/keyed-list.js'
+import { decodeCursor, encodeCursor, type ListQuery, type SortKey } from '../../contract/list-query.js'
 import { createRepresentation, etagOf, type Representation } from '../../http/representation.js'
+import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
+import type { UpstreamClient } from '../upstream/client.js'
+import { isPost, parseUpstreamJson } from './answer-checks.js'
+import type { TimedCall } from './timed-calls.js'
+import { labelOf, type Confirmation, type VersionConfirmer, type VersionLabel } from './versions.js'
 
 /** A page, as the cache hands one over. */
 export interface IndexedPage {
@@ -28,11 +36,10 @@ const SPACE = 0x20
 /** Lines parsed between two turns of the event loop while an index is built. */
 const LINES_PER_TURN = 2000
 
-/** A line's post: an object with a string `slug` (the rest is the upstream's to decide). */
-function isPostJson (text: string): boolean {
+/** Whether a line's JSON is a post, as an upstream body's must be (answer-checks.ts). */
+function parsesAsPost (text: string): boolean {
   try {
-    const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { slug?: unknown }).slug === 'string'
+    return isPost(parseUpstreamJson(text))
   } catch {
     return false
   }
@@ -55,7 +62,7 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
       if (end === -1 || space === -1 || space > end) return undefined
       const cursor = keyedList.toString('latin1', at, space)
       const post = keyedList.toString('utf8', space + 1, end)
-      if (!isPostJson(post) || positions.has(cursor)) return undefined
+      if (!parsesAsPost(post) || positions.has(cursor)) return undefined
       positions.set(cursor, cursors.length)
       cursors.push(cursor)
       posts.push(post)
@@ -77,6 +84,101 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
       const next = decodeCursor(cursor)
       if (next === undefined) return undefined
       return { representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${cursor}`)]))), empty: false, next }
+    }
+  }
+}
+
+/**
+ * Pages of one list shape sent upstream before the front fetches its keyed list: fetching and
+ * indexing it costs about as much as this many page calls.
+ */
+export const INDEX_AFTER_CALLS = 256
+/** Keyed lists held at most, and the most bytes one may have (100,000 posts of three short fields take about 14 MB). */
+const MAX_PAGE_INDEXES = 4
+const MAX_KEYED_LIST_BYTES = 32 * 1024 * 1024
+/** Shapes whose page calls are counted: clients choose shapes, so the oldest are forgotten. */
+const MAX_COUNTED_SHAPES = 64
+
+/** A keyed list held, confirmed by its version as a copy is. */
+interface HeldIndex extends Confirmation {
+  pages: PageIndex
+  version: VersionLabel
+}
+
+export interface PageIndexesOptions {
+  upstream: UpstreamClient
+  timed: TimedCall
+  versions: VersionConfirmer
+  now: () => number
+  observer?: UpstreamCacheObserver
+  /** Page calls of one shape after which its keyed list is fetched (INDEX_AFTER_CALLS by default). */
+  indexAfterCalls?: number
+}
+
+export interface PageIndexes {
+  /**
+   * The page of `query` from its shape's keyed list, when one is held and its version is still
+   * current; undefined otherwise (the page goes upstream, and is counted towards fetching one).
+   */
+  page: (query: ListQuery & { limit: number }, requestId: string, wanted?: () => boolean) => Promise<IndexedPage | undefined>
+}
+
+export function createPageIndexes ({ upstream, timed, versions, now, observer, indexAfterCalls = INDEX_AFTER_CALLS }: PageIndexesOptions): PageIndexes {
+  const indexes = new LRUCache<string, HeldIndex>({ max: MAX_PAGE_INDEXES })
+  const pageCalls = new LRUCache<string, number>({ max: MAX_COUNTED_SHAPES })
+  const indexing = new Set<string>()
+
+  /**
+   * Fetches and indexes the keyed list at `path`, in the background: pages keep going upstream
+   * meanwhile. Without a posts version (an upstream that sends none, or has no keyed lists) nothing
+   * could confirm it, and it is not held.
+   */
+  async function fetchIndex (path: string, requestId: string): Promise<void> {
+    indexing.add(path)
+    pageCalls.delete(path)
+    try {
+      // As a stream, so that only silence bounds it, not a request's budget: a post API flooded
+      // with page calls takes seconds to send 100,000 posts, and failing here would count
+      // against it as an upstream failure.
+      const response = await timed(async (answered) => {
+        const answer = await upstream.get(path, { requestId, maxBytes: MAX_KEYED_LIST_BYTES, streamAbove: 0 })
+        answered.status = answer.status
+        return answer
+      })
+      const version = labelOf(response)
+      if (response.status !== 200 || version === undefined) {
+        response.stream?.destroy()
+        return
+      }
+      const pages = await buildPageIndex(response.stream === undefined ? response.body : await buffer(response.stream))
+      if (pages !== undefined) indexes.set(path, { pages, version, validatedAt: now() })
+    } catch {
+      // The upstream failed, or the list is too large to hold: pages are answered upstream.
+    } finally {
+      indexing.delete(path)
+    }
+  }
+
+  return {
+    async page (query, requestId, wanted) {
+      const path = keyedListPath(shapeOf(query))
+      const held = indexes.get(path)
+      if (held === undefined) {
+        const calls = (pageCalls.get(path) ?? 0) + 1
+        pageCalls.set(path, calls)
+        // In the background: fetchIndex never rejects.
+        if (calls >= indexAfterCalls && !indexing.has(path)) fetchIndex(path, requestId).catch(() => {})
+        return undefined
+      }
+      if (!await versions.confirmed(held, requestId, wanted)) {
+        // The posts changed: a new keyed list is fetched once pages have gone upstream again.
+        if (indexes.get(path) === held) indexes.delete(path)
+        return undefined
+      }
+      const page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
+      if (page === undefined) return undefined
+      observer?.served('hit')
+      return page
     }
   }
 }
