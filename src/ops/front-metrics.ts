@@ -83,13 +83,13 @@ export function createFrontMetrics (registry: Registry, sources: FrontMetricSour
   })
   registry.registerMetric(new Gauge({
     name: `${METRIC_PREFIX}front_cache_bytes`,
-    help: 'Bytes the held copies of upstream bodies are counted for (CACHE_MAX_MB bounds it)',
+    help: 'Bytes the held copies of upstream bodies and the page indexes of list shapes are counted for (CACHE_MAX_MB bounds it)',
     registers: [],
     collect () { this.set(sources.held().bytes) }
   }))
   registry.registerMetric(new Gauge({
     name: `${METRIC_PREFIX}front_cache_copies`,
-    help: 'Upstream bodies held for revalidation',
+    help: 'Upstream bodies held for revalidation, and page indexes of list shapes',
     registers: [],
     collect () { this.set(sources.held().copies) }
   }))

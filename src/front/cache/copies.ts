@@ -1,12 +1,15 @@
-// The copies the front holds of upstream answers, one per distinct query (path plus its
-// parameters in canonical order), within CACHE_MAX_MB: a body with the upstream's validator to
-// revalidate it, or a post the upstream said does not exist when a version labels that answer
-// (the one way to confirm it). When a call fails (502, 503, 504) and stale-if-error is on, a copy
-// confirmed recently enough is served instead, flagged.
+// What the front holds of upstream answers, all within CACHE_MAX_MB and counted in one LRU (the
+// `front_cache_bytes` gauge), whatever clients ask: a copy per distinct query (path plus its
+// parameters in canonical order), a body with the upstream's validator to revalidate it, or a
+// post the upstream said does not exist when a version labels that answer (the one way to
+// confirm it); and the page indexes of list shapes (page-index.ts), evicted like copies. When a
+// call fails (502, 503, 504) and stale-if-error is on, a copy confirmed recently enough is served
+// instead, flagged.
 import { LRUCache } from 'lru-cache'
 import { ProblemError } from '../../contract/problems.js'
 import { heldSizeOf } from '../../http/representation.js'
 import type { CheckedBody } from './answer-checks.js'
+import type { PageIndex } from './page-index.js'
 import type { Confirmation, VersionLabel } from './versions.js'
 
 /** A body, revalidated by its ETag when no version confirms it. */
@@ -23,6 +26,13 @@ export interface HeldAbsence extends Confirmation {
 
 export type HeldCopy = HeldBody | HeldAbsence
 
+/** A page index held (keyed by its keyed list's path), confirmed by its version as a copy is. */
+export interface HeldIndex extends Confirmation {
+  kind: 'index'
+  pages: PageIndex
+  version: VersionLabel
+}
+
 /** A held copy served because the upstream failed with `status` (RFC 9211 `fwd-status`). */
 export interface Stale { status: number }
 
@@ -34,11 +44,17 @@ export interface HeldCopies {
   holdBody: (path: string, body: CheckedBody, upstreamEtag: string | undefined, version: VersionLabel | undefined) => void
   /** Holds the absence of a post when a version labels it; forgets the copy otherwise. */
   holdAbsence: (path: string, version: VersionLabel | undefined) => void
+  /** The page index held for the keyed list at `path`. */
+  index: (path: string) => HeldIndex | undefined
+  /** Holds a page index, counted for its `memoryBytes`; one too large for the budget is not held. */
+  holdIndex: (path: string, pages: PageIndex, version: VersionLabel) => void
   forget: (path: string) => void
   /** The body to serve instead of failing with `err` (stale-if-error), if one was confirmed recently enough. */
   staleFor: (path: string, err: unknown) => HeldBody | undefined
-  /** The copies held now, and the bytes they are counted for. */
+  /** The copies and page indexes held now, and the bytes they are counted for. */
   held: () => { copies: number, bytes: number }
+  /** The budget in bytes. */
+  readonly maxBytes: number
 }
 
 export interface HeldCopiesOptions {
@@ -55,10 +71,11 @@ const MAX_HELD_COPIES = 10_000
 const ABSENCE_BYTES = 256
 
 export function createHeldCopies ({ cacheMaxBytes, staleIfErrorS, now }: HeldCopiesOptions): HeldCopies {
-  const copies = new LRUCache<string, HeldCopy>({
+  const maxBytes = Math.max(1, cacheMaxBytes) // 0 disables: nothing fits
+  const copies = new LRUCache<string, HeldCopy | HeldIndex>({
     max: MAX_HELD_COPIES,
-    maxSize: Math.max(1, cacheMaxBytes), // 0 disables: nothing fits
-    sizeCalculation: (copy) => copy.kind === 'body' ? heldSizeOf(copy.representation.body) : ABSENCE_BYTES
+    maxSize: maxBytes,
+    sizeCalculation: (held) => held.kind === 'body' ? heldSizeOf(held.representation.body) : held.kind === 'index' ? held.pages.memoryBytes : ABSENCE_BYTES
   })
 
   function body (path: string): HeldBody | undefined {
@@ -67,7 +84,11 @@ export function createHeldCopies ({ cacheMaxBytes, staleIfErrorS, now }: HeldCop
   }
 
   return {
-    get: (path) => copies.get(path),
+    maxBytes,
+    get (path) {
+      const held = copies.get(path)
+      return held?.kind === 'index' ? undefined : held
+    },
     body,
     holdBody (path, checked, upstreamEtag, version) {
       if (upstreamEtag === undefined) copies.delete(path)
@@ -76,6 +97,14 @@ export function createHeldCopies ({ cacheMaxBytes, staleIfErrorS, now }: HeldCop
     holdAbsence (path, version) {
       if (version === undefined) copies.delete(path)
       else copies.set(path, { kind: 'absent', validatedAt: now(), version })
+    },
+    index (path) {
+      const held = copies.get(path)
+      return held?.kind === 'index' ? held : undefined
+    },
+    holdIndex (path, pages, version) {
+      if (pages.memoryBytes > maxBytes) copies.delete(path)
+      else copies.set(path, { kind: 'index', pages, version, validatedAt: now() })
     },
     forget: (path) => { copies.delete(path) },
     staleFor (path, err) {

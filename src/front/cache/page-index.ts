@@ -15,7 +15,8 @@ import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { isPost, parseUpstreamJson } from './answer-checks.js'
 import type { TimedCall } from './timed-calls.js'
-import { labelOf, type Confirmation, type VersionConfirmer, type VersionLabel } from './versions.js'
+import type { HeldCopies } from './copies.js'
+import { labelOf, type VersionConfirmer } from './versions.js'
 
 /** A page, as the cache hands one over. */
 export interface IndexedPage {
@@ -27,12 +28,16 @@ export interface IndexedPage {
 export interface PageIndex {
   /** Bytes of the keyed list it was built from. */
   readonly bytes: number
+  /** Bytes of memory it is counted for (its strings, two bytes a character at worst, and its map). */
+  readonly memoryBytes: number
   /** The page of at most `limit` posts after `after` (from the start without), or undefined when the list does not hold that cursor. */
   page: (after: string | undefined, limit: number) => IndexedPage | undefined
 }
 
 const LINE_END = 0x0a
 const SPACE = 0x20
+/** What one line costs beyond its characters: the map entry, two array slots and two string headers. */
+const LINE_OVERHEAD_BYTES = 96
 /** Lines parsed between two turns of the event loop while an index is built. */
 const LINES_PER_TURN = 2000
 
@@ -72,6 +77,7 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
   }
   return {
     bytes: keyedList.length,
+    memoryBytes: 2 * keyedList.length + LINE_OVERHEAD_BYTES * cursors.length,
     page (after, limit) {
       const last = after === undefined ? -1 : positions.get(after)
       if (last === undefined) return undefined
@@ -93,23 +99,23 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
  * indexing it costs about as much as this many page calls.
  */
 export const INDEX_AFTER_CALLS = 256
-/** Keyed lists held at most, and the most bytes one may have (100,000 posts of three short fields take about 14 MB). */
-const MAX_PAGE_INDEXES = 4
+/** The most bytes a keyed list may have, whatever the budget (100,000 posts of three short fields take about 14 MB). */
 const MAX_KEYED_LIST_BYTES = 32 * 1024 * 1024
+/**
+ * The share of CACHE_MAX_MB one index may take: its keyed list is read whole while it is built,
+ * beside the strings it becomes, so a build holds up to three times its list's bytes outside
+ * the budget for a moment; a quarter keeps that within the budget, and the index within half.
+ */
+const KEYED_LIST_SHARE = 0.25
 /** Shapes whose page calls are counted: clients choose shapes, so the oldest are forgotten. */
 const MAX_COUNTED_SHAPES = 64
-
-/** A keyed list held, confirmed by its version as a copy is. */
-interface HeldIndex extends Confirmation {
-  pages: PageIndex
-  version: VersionLabel
-}
 
 export interface PageIndexesOptions {
   upstream: UpstreamClient
   timed: TimedCall
   versions: VersionConfirmer
-  now: () => number
+  /** Where the indexes are held, within the budget of the copies. */
+  copies: HeldCopies
   observer?: UpstreamCacheObserver
   /** Page calls of one shape after which its keyed list is fetched (INDEX_AFTER_CALLS by default). */
   indexAfterCalls?: number
@@ -121,12 +127,15 @@ export interface PageIndexes {
    * current; undefined otherwise (the page goes upstream, and is counted towards fetching one).
    */
   page: (query: ListQuery & { limit: number }, requestId: string, wanted?: () => boolean) => Promise<IndexedPage | undefined>
+  /** Keyed lists being fetched or indexed now (at most one). */
+  building: () => number
 }
 
-export function createPageIndexes ({ upstream, timed, versions, now, observer, indexAfterCalls = INDEX_AFTER_CALLS }: PageIndexesOptions): PageIndexes {
-  const indexes = new LRUCache<string, HeldIndex>({ max: MAX_PAGE_INDEXES })
+export function createPageIndexes ({ upstream, timed, versions, copies, observer, indexAfterCalls = INDEX_AFTER_CALLS }: PageIndexesOptions): PageIndexes {
   const pageCalls = new LRUCache<string, number>({ max: MAX_COUNTED_SHAPES })
-  const indexing = new Set<string>()
+  const maxKeyedListBytes = Math.min(MAX_KEYED_LIST_BYTES, Math.floor(copies.maxBytes * KEYED_LIST_SHARE))
+  /** The keyed list being fetched and indexed: one at a time, so that a flood of shapes costs one list's memory. */
+  let building: string | undefined
 
   /**
    * Fetches and indexes the keyed list at `path`, in the background: pages keep going upstream
@@ -134,14 +143,14 @@ export function createPageIndexes ({ upstream, timed, versions, now, observer, i
    * could confirm it, and it is not held.
    */
   async function fetchIndex (path: string, requestId: string): Promise<void> {
-    indexing.add(path)
+    building = path
     pageCalls.delete(path)
     try {
       // As a stream, so that only silence bounds it, not a request's budget: a post API flooded
       // with page calls takes seconds to send 100,000 posts, and failing here would count
       // against it as an upstream failure.
       const response = await timed(async (answered) => {
-        const answer = await upstream.get(path, { requestId, maxBytes: MAX_KEYED_LIST_BYTES, streamAbove: 0 })
+        const answer = await upstream.get(path, { requestId, maxBytes: maxKeyedListBytes, streamAbove: 0 })
         answered.status = answer.status
         return answer
       })
@@ -151,28 +160,30 @@ export function createPageIndexes ({ upstream, timed, versions, now, observer, i
         return
       }
       const pages = await buildPageIndex(response.stream === undefined ? response.body : await buffer(response.stream))
-      if (pages !== undefined) indexes.set(path, { pages, version, validatedAt: now() })
+      if (pages !== undefined && pages.memoryBytes <= copies.maxBytes / 2) copies.holdIndex(path, pages, version)
     } catch {
       // The upstream failed, or the list is too large to hold: pages are answered upstream.
     } finally {
-      indexing.delete(path)
+      building = undefined
     }
   }
 
   return {
+    building: () => building === undefined ? 0 : 1,
     async page (query, requestId, wanted) {
       const path = keyedListPath(shapeOf(query))
-      const held = indexes.get(path)
+      const held = copies.index(path)
       if (held === undefined) {
         const calls = (pageCalls.get(path) ?? 0) + 1
         pageCalls.set(path, calls)
-        // In the background: fetchIndex never rejects.
-        if (calls >= indexAfterCalls && !indexing.has(path)) fetchIndex(path, requestId).catch(() => {})
+        // In the background (fetchIndex never rejects); while another builds, pages go upstream
+        // and this shape tries again on its next page.
+        if (calls >= indexAfterCalls && building === undefined) fetchIndex(path, requestId).catch(() => {})
         return undefined
       }
       if (!await versions.confirmed(held, requestId, wanted)) {
         // The posts changed: a new keyed list is fetched once pages have gone upstream again.
-        if (indexes.get(path) === held) indexes.delete(path)
+        if (copies.index(path) === held) copies.forget(path)
         return undefined
       }
       const page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)

@@ -45,8 +45,10 @@ export type ListOutcome =
 export interface UpstreamCache {
   list: (query: ListQuery, requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
   post: (slug: string, query: PostQuery, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
-  /** The copies held now, and the bytes they are counted for. */
+  /** The copies and page indexes held now, and the bytes they are counted for (within cacheMaxBytes). */
   held: () => { copies: number, bytes: number }
+  /** Page indexes being built now (at most one). */
+  indexing: () => number
 }
 
 /**
@@ -65,7 +67,7 @@ export function createUpstreamCache ({
   const copies = createHeldCopies({ cacheMaxBytes, staleIfErrorS, now })
   const timed = createTimedCall(upstream, observer)
   const versions = createVersionConfirmer({ upstream, timed, now, joined: observer?.joined })
-  const pageIndexes = createPageIndexes({ upstream, timed, versions, now, observer, indexAfterCalls })
+  const pageIndexes = createPageIndexes({ upstream, timed, versions, copies, observer, indexAfterCalls })
 
   const call = async (path: string, expected: Expected, requestId: string): Promise<Fetched> =>
     await timed(async (answered) => await callUpstream(path, expected, requestId, answered))
@@ -150,6 +152,7 @@ export function createUpstreamCache ({
 
   return {
     held: () => copies.held(),
+    indexing: () => pageIndexes.building(),
     async list (query, requestId, wanted) {
       const { limit } = query
       if (limit !== undefined) {
