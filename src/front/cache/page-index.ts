@@ -28,7 +28,7 @@ export interface IndexedPage {
 export interface PageIndex {
   /** Bytes of the keyed list it was built from. */
   readonly bytes: number
-  /** Bytes of memory it is counted for (its strings, two bytes a character at worst, and its map). */
+  /** Bytes of memory it is counted for: the keyed list itself, its offsets and its cursor table. */
   readonly memoryBytes: number
   /** The page of at most `limit` posts after `after` (from the start without), or undefined when the list does not hold that cursor. */
   page: (after: string | undefined, limit: number) => IndexedPage | undefined
@@ -36,10 +36,13 @@ export interface PageIndex {
 
 const LINE_END = 0x0a
 const SPACE = 0x20
-/** What one line costs beyond its characters: the map entry, two array slots and two string headers. */
-const LINE_OVERHEAD_BYTES = 96
+const OPEN = Buffer.from('[')
+const COMMA = Buffer.from(',')
+const CLOSE = Buffer.from(']')
 /** Lines parsed between two turns of the event loop while an index is built. */
 const LINES_PER_TURN = 2000
+/** An empty slot of the cursor table. */
+const EMPTY = 0xffffffff
 
 /** Whether a line's JSON is a post, as an upstream body's must be (answer-checks.ts). */
 function parsesAsPost (text: string): boolean {
@@ -50,43 +53,88 @@ function parsesAsPost (text: string): boolean {
   }
 }
 
+/** FNV-1a of bytes `start` to `end` of `bytes`. */
+function hashOf (bytes: Uint8Array, start: number, end: number): number {
+  let hash = 0x811c9dc5
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193)
+  return hash >>> 0
+}
+
 /**
- * The index of a keyed list, or undefined when a line is not `<cursor> <post JSON>`. Built a
- * slice of lines at a time, giving the event loop back in between: 100,000 posts take a few
- * hundred milliseconds, which requests must not wait behind.
+ * The index of a keyed list, or undefined when a line is not `<cursor> <post JSON>` or a cursor
+ * comes twice. Built a slice of lines at a time, giving the event loop back in between: 100,000
+ * posts take a few hundred milliseconds, which requests must not wait behind. The posts stay in
+ * the keyed list's bytes, found by their offsets, and the cursors by an open-addressing table of
+ * line numbers: an index is the list plus about 16 bytes a line, none of it objects for the
+ * garbage collector to trace, and a page is copied byte for byte as the upstream sent it.
  */
 export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | undefined> {
-  const cursors: string[] = []
-  const posts: string[] = []
-  const positions = new Map<string, number>()
+  let lines = 0
+  for (let at = keyedList.indexOf(LINE_END); at !== -1; at = keyedList.indexOf(LINE_END, at + 1)) lines++
+  /** Where each line starts, and where its post starts (it ends before the next line's start). */
+  const lineStarts = new Uint32Array(lines)
+  const postStarts = new Uint32Array(lines)
+  // At most half full, so that a probe ends soon.
+  const slots = new Uint32Array(2 ** Math.ceil(Math.log2(Math.max(2, lines * 2)))).fill(EMPTY)
+  const mask = slots.length - 1
+
+  /** The line of the cursor in bytes `start` to `end` of `bytes`, or the free slot where it would go (as -1 - slot). */
+  function find (bytes: Uint8Array, start: number, end: number): number {
+    const length = end - start
+    for (let slot = hashOf(bytes, start, end) & mask; ; slot = (slot + 1) & mask) {
+      const line = slots[slot] as number
+      if (line === EMPTY) return -1 - slot
+      const lineStart = lineStarts[line] as number
+      if ((postStarts[line] as number) - 1 - lineStart === length && keyedList.compare(bytes, start, end, lineStart, lineStart + length) === 0) return line
+    }
+  }
+
   let at = 0
-  while (at < keyedList.length) {
-    for (let n = 0; n < LINES_PER_TURN && at < keyedList.length; n++) {
+  for (let line = 0; line < lines;) {
+    for (let n = 0; n < LINES_PER_TURN && line < lines; n++, line++) {
       const end = keyedList.indexOf(LINE_END, at)
       const space = keyedList.indexOf(SPACE, at)
-      if (end === -1 || space === -1 || space > end) return undefined
-      const cursor = keyedList.toString('latin1', at, space)
-      const post = keyedList.toString('utf8', space + 1, end)
-      if (!parsesAsPost(post) || positions.has(cursor)) return undefined
-      positions.set(cursor, cursors.length)
-      cursors.push(cursor)
-      posts.push(post)
+      if (space === -1 || space > end || !parsesAsPost(keyedList.toString('utf8', space + 1, end))) return undefined
+      const found = find(keyedList, at, space)
+      if (found >= 0) return undefined
+      lineStarts[line] = at
+      postStarts[line] = space + 1
+      slots[-1 - found] = line
       at = end + 1
     }
     await new Promise(setImmediate)
   }
+  // Bytes after the last line end: not a line.
+  if (at !== keyedList.length) return undefined
+
+  const cursorAt = (line: number): string => keyedList.toString('latin1', lineStarts[line] as number, (postStarts[line] as number) - 1)
+  /** The JSON array of the posts of lines `start` to `end` (excluded). */
+  function arrayOf (start: number, end: number): Buffer {
+    const parts: Buffer[] = [OPEN]
+    for (let line = start; line < end; line++) {
+      if (line > start) parts.push(COMMA)
+      // Up to its line end, which is the next line's start less one (the last line's ends the list).
+      parts.push(keyedList.subarray(postStarts[line] as number, (line + 1 < lines ? lineStarts[line + 1] as number : keyedList.length) - 1))
+    }
+    parts.push(CLOSE)
+    return Buffer.concat(parts)
+  }
   return {
     bytes: keyedList.length,
-    memoryBytes: 2 * keyedList.length + LINE_OVERHEAD_BYTES * cursors.length,
+    memoryBytes: keyedList.length + lineStarts.byteLength + postStarts.byteLength + slots.byteLength,
     page (after, limit) {
-      const last = after === undefined ? -1 : positions.get(after)
-      if (last === undefined) return undefined
+      let last = -1
+      if (after !== undefined) {
+        const cursor = Buffer.from(after, 'latin1')
+        last = find(cursor, 0, cursor.length)
+        if (last < 0) return undefined
+      }
       const start = last + 1
-      const end = Math.min(start + limit, posts.length)
-      const body = Buffer.from(`[${posts.slice(start, end).join(',')}]`)
-      if (end === posts.length || end === start) return { representation: createRepresentation(body), empty: end === start }
+      const end = Math.min(start + limit, lines)
+      const body = arrayOf(start, end)
+      if (end === lines || end === start) return { representation: createRepresentation(body), empty: end === start }
       // As the post API makes it: the ETag covers the next link as well as the bytes.
-      const cursor = cursors[end - 1] as string
+      const cursor = cursorAt(end - 1)
       const next = decodeCursor(cursor)
       if (next === undefined) return undefined
       return { representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${cursor}`)]))), empty: false, next }
@@ -102,9 +150,10 @@ export const INDEX_AFTER_CALLS = 256
 /** The most bytes a keyed list may have, whatever the budget (100,000 posts of three short fields take about 14 MB). */
 const MAX_KEYED_LIST_BYTES = 32 * 1024 * 1024
 /**
- * The share of CACHE_MAX_MB one index may take: its keyed list is read whole while it is built,
- * beside the strings it becomes, so a build holds up to three times its list's bytes outside
- * the budget for a moment; a quarter keeps that within the budget, and the index within half.
+ * The share of CACHE_MAX_MB one keyed list may take: while it is read and indexed it is outside
+ * the budget (its chunks, then the whole list), so a build holds up to twice its bytes beyond
+ * the budget for a moment; a quarter keeps that within half the budget, and the index held
+ * within about a quarter.
  */
 const KEYED_LIST_SHARE = 0.25
 /** Shapes whose page calls are counted: clients choose shapes, so the oldest are forgotten. */
@@ -171,6 +220,8 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
   return {
     building: () => building === undefined ? 0 : 1,
     async page (query, requestId, wanted) {
+      // No budget, no index.
+      if (maxKeyedListBytes === 0) return undefined
       const path = keyedListPath(shapeOf(query))
       const held = copies.index(path)
       if (held === undefined) {

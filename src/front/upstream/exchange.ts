@@ -177,6 +177,10 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         done(err)
       }
     })
+    // A failure before its reader attaches (a body too large in the first chunk, a reset) must
+    // not take the process down as an unhandled 'error': the reader still meets it, the stream
+    // being errored by then.
+    stream.on('error', () => {})
     for (const chunk of this.#chunks) stream.push(chunk)
     this.#chunks = []
     this.#stream = stream
