@@ -1,7 +1,6 @@
 // The front's upstream calls as the metrics see them: each timed, by outcome
 // (src/ops/front-metrics.ts).
 import { answerOutcome, failureOutcome, type UpstreamCacheObserver } from '../../ops/front-metrics.js'
-import type { UpstreamClient } from '../upstream/client.js'
 
 /** What a call learns of its answer: its status, once one came. */
 export interface Answered { status?: number }
@@ -12,19 +11,17 @@ export interface Answered { status?: number }
  */
 export type TimedCall = <T>(run: (answered: Answered) => Promise<T>) => Promise<T>
 
-export function createTimedCall (upstream: UpstreamClient, observer: UpstreamCacheObserver | undefined): TimedCall {
+export function createTimedCall (observer: UpstreamCacheObserver | undefined): TimedCall {
   return async function timed<T> (run: (answered: Answered) => Promise<T>): Promise<T> {
     const answered: Answered = {}
     if (observer === undefined) return await run(answered)
     const started = performance.now()
-    // Read before the call: with none in rotation, the client fails at once without calling.
-    const failedFast = upstream.inRotation() === 0
     try {
       const result = await run(answered)
       if (answered.status !== undefined) observer.called(answerOutcome(answered.status), performance.now() - started)
       return result
     } catch (err) {
-      observer.called(failureOutcome(err, answered.status, failedFast), performance.now() - started)
+      observer.called(failureOutcome(err, answered.status), performance.now() - started)
       throw err
     }
   }

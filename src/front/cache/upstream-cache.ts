@@ -65,7 +65,7 @@ export function createUpstreamCache ({
 }: UpstreamCacheOptions): UpstreamCache {
   const coalescer = createCoalescer<Shared>(observer?.joined)
   const copies = createHeldCopies({ cacheMaxBytes, staleIfErrorS, now })
-  const timed = createTimedCall(upstream, observer)
+  const timed = createTimedCall(observer)
   const versions = createVersionConfirmer({ upstream, timed, now, joined: observer?.joined })
   const pageIndexes = createPageIndexes({ upstream, timed, versions, copies, observer, indexAfterCalls })
 

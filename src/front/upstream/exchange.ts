@@ -1,7 +1,7 @@
 // One GET on one undici Dispatcher, through its low-level `dispatch` API: the answer is read into
 // a few buffers, or handed over as a stream once it passes a threshold, bounded in bytes and
 // in time. undici's `request()` would give each answer a Readable body, a promise per chunk and
-// an AbortSignal listener: about a fifth of the front's CPU per call (issue 12).
+// an AbortSignal listener: about a fifth of the front's CPU per call.
 import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
