@@ -19,8 +19,9 @@ export interface ColumnShape {
   lengthInBytes?: boolean
   /** An integer column's range. */
   range?: readonly [bigint, bigint]
-  /** An enum's labels. */
+  /** An enum's labels, and whether they match in any case (MySQL's do, PostgreSQL's do not). */
   labels?: readonly string[]
+  labelsIgnoreCase?: boolean
   notNull: boolean
   /** Whether an INSERT may leave it out (a default, an identity, generated, or nullable). */
   optional: boolean
@@ -140,7 +141,7 @@ async function mysqlShapes (db: Kysely<any>): Promise<ColumnShape[]> {
       ...(family === 'text' && bytes === undefined && row.max_length !== null && { maxLength: Number(row.max_length) }),
       ...(family === 'text' && bytes !== undefined && { maxLength: bytes, lengthInBytes: true }),
       ...(signed !== undefined && { range: unsigned ? [0n, signed[1] * 2n + 1n] as const : signed }),
-      ...(labels !== undefined && { labels }),
+      ...(labels !== undefined && { labels, labelsIgnoreCase: true }),
       notNull: row.nullable !== 'YES',
       optional: row.nullable === 'YES' || row.column_default !== null || /auto_increment|generated/i.test(row.extra)
     }

@@ -42,10 +42,22 @@ export function columnParameter (target: ValueTarget, shape: ColumnShape | undef
       throw refused(shape, value, 'expected a number')
     case 'timestamp':
       if (value instanceof Date) return target.timestampParameter(value)
-      if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) return value
+      if (typeof value === 'string') {
+        const date = dateFromText(value)
+        // Read as a date here, then written as `date` is: each store reads it the same way.
+        if (date !== undefined) return target.timestampParameter(date)
+      }
       throw refused(shape, value, 'expected a date (YYYY-MM-DD or an ISO 8601 date and time)')
     case 'text': return textParameter(shape, value)
   }
+}
+
+/** `YYYY-MM-DD`, or a date and time (a time without a zone is UTC), as an instant. */
+function dateFromText (text: string): Date | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}(?:$|[T ]\d)/.test(text)) return undefined
+  const zoned = text.length === 10 || /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(text)
+  const time = Date.parse(zoned ? text : `${text}Z`)
+  return Number.isNaN(time) ? undefined : new Date(time)
 }
 
 /** What a column of no known family gets: JSON text for lists and mappings. */
@@ -61,7 +73,8 @@ function textParameter (shape: ColumnShape, value: PostValue): string {
   const text = value instanceof Date
     ? value.toISOString()
     : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
-  if (shape.labels !== undefined && !shape.labels.some((label) => label.toLowerCase() === text.toLowerCase())) {
+  const same = shape.labelsIgnoreCase === true ? (label: string) => label.toLowerCase() === text.toLowerCase() : (label: string) => label === text
+  if (shape.labels !== undefined && !shape.labels.some(same)) {
     throw refused(shape, value, `expected one of ${shape.labels.map((label) => JSON.stringify(label)).join(', ')}`)
   }
   if (shape.maxLength !== undefined) {
