@@ -20,14 +20,23 @@ export interface UpsertContext {
   normalise: RowNormaliser
 }
 
-export async function upsertPosts ({ db, spec, normalise }: UpsertContext, posts: readonly PostUpsert[], dryRun: boolean): Promise<UpsertOutcome[]> {
-  if (posts.length === 0) return []
+export async function upsertPosts ({ db, spec, normalise }: UpsertContext, given: readonly PostUpsert[], dryRun: boolean): Promise<UpsertOutcome[]> {
+  if (given.length === 0) return []
   const shapes = await describeColumnShapes(db, spec.dialect)
+  // Nothing for a NOT NULL column with a default (an absent `author:`): the default for a new
+  // post, the row's value for another, rather than a NULL the column refuses.
+  const posts = given.map((post) => ({
+    ...post,
+    values: Object.fromEntries(Object.entries(post.values).filter(([column, value]) => {
+      const shape = shapes.get(column)
+      return !(value === null && shape?.notNull === true && shape.optional)
+    })) as PostUpsert['values']
+  }))
   const parameters = (values: Record<string, PostValue>): Record<string, unknown> =>
     Object.fromEntries(Object.entries(values).map(([column, value]) => [column, columnParameter(spec, shapes.get(column), value)]))
   // Every post's values converted first: a value its column cannot hold refuses the batch, and
   // the caller writes it again one post at a time to find which.
-  const converted = posts.map((post) => ({ values: parameters(post.values), stamped: parameters({ ...post.values, ...post.stampOnWrite }) }))
+  const converted = posts.map((post) => ({ stamped: parameters({ ...post.values, ...post.stampOnWrite }) }))
   const compare = async (reader: Kysely<Tables> | Transaction<Tables>): Promise<UpsertOutcome[]> => {
     const columns = [...new Set(posts.flatMap((p) => Object.keys(p.values)))]
     const rows = await reader.selectFrom('posts').select(columns as Array<'slug'>)

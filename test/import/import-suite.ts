@@ -23,8 +23,8 @@ export interface ImportFixture {
    */
   operatorTable: string
   /**
-   * A team's own table, as a user had it: the body in `body_html` (NOT NULL), tags in the
-   * store's own shape, a `status` column, a NOT NULL `lang` without a default, `minutes`, and on
+   * A team's own table, as a user had it: the body in `body_html` (NOT NULL), a NOT NULL
+   * `summary` with a default, tags in the store's own shape, a `status` column, a NOT NULL `lang` without a default, `minutes`, and on
    * servers that type columns, a `title` of at most 20 characters and an integer `minutes`.
    */
   teamTable: string
@@ -355,6 +355,7 @@ export function describeImport (name: string, server: TestServer, fixture: Impor
       const tags = typeof tagged?.tags === 'string' ? JSON.parse(tagged.tags) as unknown : tagged?.tags
       assert.deepEqual(tags, ['intro', 'with, comma', 'quote "x"', '{braces}'])
       assert.equal(tagged?.body_html, 'Body of tagged.\n')
+      assert.equal(tagged?.summary, '', 'no `summary:` for a NOT NULL column with a default: the default')
       assert.equal(tagged?.status, 'published')
       assert.equal(tagged?.lang, 'en')
       assert.equal(Number(tagged?.minutes), 3)
