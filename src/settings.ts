@@ -262,8 +262,8 @@ export const SETTINGS = {
   STORE_CONCURRENCY: {
     value: 'N',
     default: '10',
-    help: 'post API: store reads that build answers at once, per process; the next wait up to 1 s (at most 4 per read), then 503',
-    doc: 'Post API: store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
+    help: 'post API on PostgreSQL or MySQL: store reads that build answers at once, per process; the next wait up to 1 s (at most 4 per read), then 503',
+    doc: 'Post API on PostgreSQL or MySQL/MariaDB (SQLite reads run one at a time on the event loop, which `LOAD_SHED_DELAY_MS` bounds): store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
     schema: count(1, 1000),
     readBy: POSTS
   }
