@@ -15,6 +15,7 @@ import { pgbouncerSkip, startPgbouncer, type Pgbouncer } from '../helpers/pgboun
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
+import { describePostgresWritePaths } from './postgres-write-paths.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors } from './store-errors.js'
 
@@ -53,6 +54,8 @@ describePostgresLoss('PostgreSQL through PgBouncer', throughPgbouncer, {
 })
 
 describeStoreErrors('PostgreSQL through PgBouncer', throughPgbouncer, POSTGRES_FAULTS)
+
+describePostgresWritePaths('PostgreSQL through PgBouncer', throughPgbouncer)
 
 describe('PostgreSQL through PgBouncer, its pool shared', { skip }, () => {
   async function serveCounter (t: TestContext, settings: Partial<Record<SettingName, string>> = {}): Promise<{ db: TestDatabase, tiers: Tiers }> {

@@ -5,12 +5,15 @@ import { testConfig } from '../helpers/config.js'
 import { freePort } from '../helpers/fake-upstream.js'
 import { startRoundTripCounter } from '../helpers/round-trip-counter.js'
 import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
+import { describePostgresWritePaths } from './postgres-write-paths.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors, silentServer } from './store-errors.js'
 
 describeStoreContract('PostgreSQL', postgresServer, POSTGRES_FIXTURE)
 
 describePostgresLoss('PostgreSQL', postgresServer)
+
+describePostgresWritePaths('PostgreSQL', postgresServer)
 
 // A direct connection may prepare the change-token query and keep the time-out in the session.
 const PREPARED = { DB_PREPARED_STATEMENTS: 'on' } as const
