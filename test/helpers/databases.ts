@@ -83,7 +83,8 @@ export const sqliteServer: TestServer = {
   }
 }
 
-export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', async (adminUrl) => {
+/** A fresh database on the PostgreSQL server of `adminUrl` (a superuser's), as the suites use. */
+export async function createPostgresDatabase (adminUrl: string): Promise<TestDatabase> {
   const name = uniqueName()
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
@@ -105,7 +106,9 @@ export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', asy
       await admin.end()
     }
   }
-})
+}
+
+export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', createPostgresDatabase)
 
 export const mysqlServer: TestServer = serverFromEnv('TEST_MYSQL_URL', async (adminUrl) => {
   const name = uniqueName()

@@ -13,19 +13,19 @@ import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 
 /** An operator's table: no migrate, so nothing of ours in the database. */
-const OPERATOR_TABLE = `CREATE TABLE posts (id serial PRIMARY KEY, slug text NOT NULL UNIQUE, title text,
+export const OPERATOR_TABLE = `CREATE TABLE posts (id serial PRIMARY KEY, slug text NOT NULL UNIQUE, title text,
   published_at timestamptz);
   CREATE TABLE overtaking (x int);
   INSERT INTO posts (slug, title, published_at) VALUES ('fresh', 'Before', '2024-01-01T00:00:00Z')`
 
-interface Served {
+export interface Served {
   db: TestDatabase
   tiers: Tiers
   /** A second editor, on a connection of its own. */
   other: pg.Client
 }
 
-async function serve (t: TestContext, server: TestServer): Promise<Served> {
+export async function serve (t: TestContext, server: TestServer): Promise<Served> {
   const db = await server.create()
   const closing: Array<() => Promise<void>> = [async () => { await db.drop() }]
   // Last opened, first closed: the database is dropped (its connections ended) last.
@@ -42,7 +42,7 @@ async function serve (t: TestContext, server: TestServer): Promise<Served> {
 }
 
 /** Both tiers hold the post and the list as they are now, labelled with a version. */
-async function hold ({ tiers }: Served, title: string): Promise<void> {
+export async function hold ({ tiers }: Served, title: string): Promise<void> {
   for (const base of [tiers.posts.url, tiers.front.url, tiers.front.url]) {
     const post = await get(base, base === tiers.posts.url ? '/api/post/fresh' : '/api/blog/fresh')
     assert.equal((post.json() as { title: string }).title, title)
@@ -53,7 +53,7 @@ async function hold ({ tiers }: Served, title: string): Promise<void> {
 }
 
 /** The next answer of each tier, for the post and for the list. */
-async function assertNextTitle ({ tiers }: Served, title: string): Promise<void> {
+export async function assertNextTitle ({ tiers }: Served, title: string): Promise<void> {
   assert.equal(((await get(tiers.posts.url, '/api/post/fresh')).json() as { title: string }).title, title, 'the post API')
   assert.equal(((await get(tiers.front.url, '/api/blog/fresh')).json() as { title: string }).title, title, 'the front')
   assert.equal(((await get(tiers.posts.url, '/api/posts')).json() as Array<{ title: string }>)[0]?.title, title, 'the post API list')
