@@ -22,12 +22,12 @@ describe('PostgreSQL: a write through a logical-replication subscription', { ski
 
   test('shows in the next answer of both tiers once applied, on a table migrate never ran on', async (t) => {
     // Hooks run in the order they are added: the subscription goes before the databases.
-    let subscriber: TestDatabase | undefined
-    t.after(async () => { await subscriber?.exec('DROP SUBSCRIPTION IF EXISTS blog_sub') })
+    const late: { subscriber?: TestDatabase } = {}
+    t.after(async () => { await late.subscriber?.exec('DROP SUBSCRIPTION IF EXISTS blog_sub') })
     const publisher = await server.server.create()
     t.after(async () => { await publisher.drop() })
     const served = await serve(t, server.server)
-    subscriber = served.db
+    late.subscriber = served.db
     await publisher.exec(`${OPERATOR_TABLE}; CREATE PUBLICATION blog_pub FOR TABLE posts`)
     // CREATE SUBSCRIPTION would wait on itself creating the slot on the same server: the slot first.
     await publisher.exec("SELECT pg_create_logical_replication_slot('blog_sub', 'pgoutput')")
@@ -54,10 +54,10 @@ describe('PostgreSQL: a commit written to the WAL before it is visible', { skip,
 
   test('shows in the next answer of both tiers once visible, though no WAL was written since the tiers read', async (t) => {
     // Hooks run in the order they are added: the writer leaves before its database is dropped.
-    let writer: pg.Client | undefined
-    t.after(async () => { await writer?.end() })
+    const late: { writer?: pg.Client } = {}
+    t.after(async () => { await late.writer?.end() })
     const served = await serve(t, server.server)
-    writer = new pg.Client({ connectionString: (served.db.location as { url: string }).url })
+    const writer = late.writer = new pg.Client({ connectionString: (served.db.location as { url: string }).url })
     await writer.connect()
     await writer.query('SET synchronous_commit = on')
     const pid = (await writer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid
