@@ -78,6 +78,15 @@ describe('PostgreSQL on a hot-standby replica', { skip, timeout: 120_000 }, () =
     assert.deepEqual(((await get(tiers.front.url, '/api/blog')).json() as Array<{ slug: string }>).map((p) => p.slug), ['second-post', 'first-post'])
   })
 
+  test('the version is the replay position; a write that bypasses triggers shows in the next answer of both tiers once replayed', async () => {
+    assert.match(String((await get(tiers.posts.url, '/api/post/first-post')).headers['posts-version']), /^r[0-9A-F]+-[0-9A-F]+$/)
+    for (const base of [tiers.front.url, tiers.front.url]) assert.equal((await get(base, '/api/blog/first-post')).status, 200)
+    await db.exec("SET session_replication_role = replica; UPDATE posts SET title = 'Restored' WHERE slug = 'first-post'; SET session_replication_role = origin")
+    await replica.caughtUp()
+    assert.equal(((await get(tiers.posts.url, '/api/post/first-post')).json() as { title: string }).title, 'Restored')
+    assert.equal(((await get(tiers.front.url, '/api/blog/first-post')).json() as { title: string }).title, 'Restored')
+  })
+
   test('a read cancelled by a conflict with replay (40001) is a store outage (503), and the next one succeeds', async () => {
     // A slow `posts` (so that a read is running when the conflict comes), and a row to vacuum away.
     await db.exec("ALTER TABLE posts RENAME TO posts_table; CREATE VIEW posts AS SELECT p.* FROM posts_table p, pg_sleep(3); INSERT INTO posts_table (slug, title) VALUES ('doomed', 'Doomed')")
