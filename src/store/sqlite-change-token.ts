@@ -7,15 +7,12 @@
 // rather than a count: a copy of the file that went its own way never reuses a value with
 // other content, and a backup restored brings back its own value with its own content.
 // On a file `migrate` never ran on (served read-only, so nothing is installed), the token is
-// data_version under a nonce of this process: exact, but only within the process.
+// data_version under a nonce of the connection: exact, but only within the process.
 import { randomBytes } from 'node:crypto'
 import type Database from 'better-sqlite3'
 
 const COUNTER_TABLE = 'blog_read_api_changes'
 const TRIGGERS = { INSERT: 'blog_read_api_posts_inserted', UPDATE: 'blog_read_api_posts_updated', DELETE: 'blog_read_api_posts_deleted' } as const
-
-/** Tells this process's tokens apart from another's, where the token is the connection's own. */
-const PROCESS_NONCE = randomBytes(6).toString('base64url')
 
 /** Creates the counter and its triggers on `posts` where they are missing, in one transaction. */
 export function installChangeCounter (database: Database.Database): void {
@@ -36,12 +33,13 @@ export interface ChangeTokenReader {
 }
 
 /**
- * Reads the counter when the file has it and every trigger, else data_version under the
- * process nonce. Whether the counter is there is checked again whenever data_version says
+ * Reads the counter when the file has it and every trigger, else data_version under a nonce of
+ * this connection (its data_version numbers are its own). Whether the counter is there is checked again whenever data_version says
  * another connection committed (a schema change is a commit too).
  */
 export function changeTokenReader (database: Database.Database): ChangeTokenReader {
   const dataVersion = database.prepare('PRAGMA data_version').pluck()
+  const nonce = randomBytes(6).toString('base64url')
   const parts = database.prepare(`SELECT count(*) FROM sqlite_master WHERE (type = 'table' AND name = ?)
     OR (type = 'trigger' AND tbl_name = 'posts' AND name IN (?, ?, ?))`).pluck()
   let seen: unknown
@@ -55,7 +53,7 @@ export function changeTokenReader (database: Database.Database): ChangeTokenRead
         counter = installed ? database.prepare(`SELECT version FROM ${COUNTER_TABLE} WHERE id = 1`).pluck() : undefined
       }
       const value = counter?.get() as bigint | undefined
-      return value === undefined ? `${PROCESS_NONCE}.${version}` : `c${value}`
+      return value === undefined ? `${nonce}.${version}` : `c${value}`
     },
     recheck: () => { seen = undefined }
   }

@@ -65,7 +65,7 @@ export interface PostStore {
    * return, or undefined when this store cannot tell (then every answer is read afresh).
    * Read it *before* the data it labels: data read after it is at least as new as the token.
    * Every process reading the same store state gets the same token, except where the store can
-   * only tell per connection (a SQLite file `migrate` never ran on): that token names its process.
+   * only tell per connection (a SQLite file `migrate` never ran on): that token names its connection.
    */
   readChangeToken (): Promise<string | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */
