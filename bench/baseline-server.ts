@@ -1,6 +1,6 @@
-// "The limit" (issue 3): one node:http process answering the front's routes with the service's
+// "The limit": one node:http process answering the front's routes with the service's
 // bytes from memory: no framework, no upstream, no store. Every benchmark figure is a ratio to it.
-// Besides the list and the posts, it answers the `page` scenario's request (issue 10).
+// Besides the list and the posts, it answers the `page` scenario's request.
 //   node --import tsx bench/baseline-server.ts --db bench/.data/posts-g1-n1000.db --port 4000
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http'
 import { parseArgs } from 'node:util'

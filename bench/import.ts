@@ -1,4 +1,4 @@
-// How long `blog-read-api import` takes (issue 11): N generated Markdown files (the benchmark's
+// How long `blog-read-api import` takes: N generated Markdown files (the benchmark's
 // posts, about 3 KB of Markdown each, with full front matter) in a temporary folder of one
 // sub-folder per year, imported through the built CLI into a fresh database of each store:
 // the first import (every post inserted), a re-run (every post unchanged) and a dry run, each

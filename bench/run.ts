@@ -1,4 +1,4 @@
-// `npm run bench` (issue 3): the service's tiers as separate processes, and the baseline beside
+// `npm run bench`: the service's tiers as separate processes, and the baseline beside
 // them, loaded alternately in the same run, so every figure is a ratio taken under the same
 // conditions. Progress goes to stderr; the Markdown table to stdout and, with the JSON, to bench/results/.
 import { execFileSync } from 'node:child_process'
@@ -180,7 +180,7 @@ const PRIMING_TIMEOUT_MS = 60_000
  * Brings the front to its steady state for `page`: pages one at a time until it has fetched the
  * shape's keyed list (the post API's metrics count it), which it does after 256 page calls, then
  * a second for it to index the list. A service that has served pages for a while is there; how
- * long it takes under full load is in the README (Performance), not in these figures.
+ * long it takes under full load is in docs/performance.md, not in these figures.
  */
 async function primePages (front: string, postsApi: string, sequence: RequestSequence): Promise<void> {
   const keyedAnswered = async (): Promise<boolean> =>

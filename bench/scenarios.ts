@@ -1,4 +1,4 @@
-// The scenarios of issues 3, 10 and 12, their targets, and which dataset each runs on.
+// The benchmark's scenarios, their targets, and which dataset each runs on.
 import type { RequestSequence, RequestSpec } from './load.js'
 import { createRandom, pick, randomInt } from './random.js'
 
@@ -21,7 +21,7 @@ export interface Scenario {
 const P99_MS = 25
 const both = (ratio: number): Record<Store, number> => ({ sqlite: ratio, postgres: ratio })
 
-// Issue 12's targets (issue 3's, where it names none: detail-304).
+// The targets: a ratio to the limit per store, and a p99 bound where the scenario has one.
 export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'list-20': { name: 'list-20', expectedStatus: 200, minRatio: { sqlite: 0.75, postgres: 0.50 }, maxP99Ms: P99_MS },
   detail: { name: 'detail', expectedStatus: 200, minRatio: { sqlite: 0.25, postgres: 0.18 }, maxP99Ms: P99_MS },
@@ -30,7 +30,7 @@ export const SCENARIOS: Record<ScenarioName, Scenario> = {
   'list-1000': { name: 'list-1000', expectedStatus: 200, minRatio: { sqlite: 0.85, postgres: 0.65 }, largeBodies: true },
   invalid: { name: 'invalid', expectedStatus: 400, minRatio: both(0.80), maxP99Ms: P99_MS },
   missing: { name: 'missing', expectedStatus: 404, minRatio: { sqlite: 0.50, postgres: 0.45 }, maxP99Ms: P99_MS },
-  // Issue 10: a page of 20 trimmed posts should come as close to the limit as the 20-post list.
+  // A page of 20 trimmed posts should come as close to the limit as the 20-post list.
   page: { name: 'page', expectedStatus: 200, minRatio: { sqlite: 0.75, postgres: 0.50 }, maxP99Ms: P99_MS },
   'list-100000': { name: 'list-100000', expectedStatus: 200, minRatio: both(0.15), largeBodies: true }
 }

@@ -1,6 +1,6 @@
 // wrk (C, from Debian's `wrk` package) as the load generator of the 50-connection scenarios. On
 // these 2 cores a load generator in Node (autocannon) saturates its core before the baseline
-// does, squeezing every ratio toward 1 (issue 12); wrk sends the same load for a fraction of
+// does, squeezing every ratio toward 1; wrk sends the same load for a fraction of
 // the CPU. bench/wrk/load.lua cycles through the run's requests and prints its figures.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

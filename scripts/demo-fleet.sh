@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run demo:fleet`: the topology of docs/deploy.md on one machine, from Debian packages and
+# `npm run demo:fleet`: the topology of docs/operations.md on one machine, from Debian packages and
 # the built CLI: HAProxy in front of two front APIs, which both call two post APIs, which read
 # SQLite (the default) or PostgreSQL through PgBouncer in transaction mode (--postgres).
 # Everything it starts runs under a temporary folder and is stopped on Ctrl-C or SIGTERM.
@@ -118,7 +118,7 @@ if [[ $STORE == sqlite ]]; then
 else
   node "$CLI" migrate --database-url "$POSTGRES_URL" > /dev/null
   node "$CLI" seed --database-url "$POSTGRES_URL" > /dev/null
-  # PgBouncer in transaction mode, settings as docs/deploy.md gives them; `trust`, as the
+  # PgBouncer in transaction mode, settings as docs/operations.md gives them; `trust`, as the
   # server itself trusts 127.0.0.1 on this machine.
   pg_host=$(node -e 'const u = new URL(process.argv[1]); console.log(u.hostname)' "$POSTGRES_URL")
   pg_port=$(node -e 'const u = new URL(process.argv[1]); console.log(u.port || 5432)' "$POSTGRES_URL")
@@ -167,7 +167,7 @@ fi
 # The fronts, each with the list of post APIs: it balances, ejects and retries itself.
 API_URL="http://127.0.0.1:${POSTS_PORTS[0]},http://127.0.0.1:${POSTS_PORTS[1]}"
 
-# The balancer. Time-outs in the order docs/deploy.md explains: connect 2 s; server 15 s, above
+# The balancer. Time-outs in the order docs/operations.md explains: connect 2 s; server 15 s, above
 # the front's UPSTREAM_TIMEOUT_MS (10 s) so its precise 504 wins; keep-alive 60 s, under the
 # tiers' KEEP_ALIVE_TIMEOUT_MS (72 s); a failed connection or a 503 is retried on another server.
 cat > "$DIR/haproxy.cfg" <<EOF

@@ -7,7 +7,7 @@ import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
   regularExpression, storeLocation, text
-} from './setting-values.js'
+} from './process/setting-values.js'
 
 /** The commands of the `blog-read-api` executable. */
 export const COMMAND_NAMES = ['serve', 'front', 'posts-api', 'migrate', 'seed', 'import'] as const
@@ -39,7 +39,7 @@ export const SETTINGS = {
     value: 'URL',
     default: './data/blog.db',
     help: 'the store: a SQLite file path or sqlite: URL, postgres://, mysql:// or mariadb://',
-    doc: 'The store: a SQLite file path or `sqlite:` URL, `postgres://`, `mysql://` or `mariadb://` (see "Store URLs" in the [README](../README.md#store-urls)). Only the default file, when it does not exist, is created, migrated and seeded by `serve` and `posts-api`; a file you name must exist (`blog-read-api migrate` creates it).',
+    doc: 'The store: a SQLite file path or `sqlite:` URL, `postgres://`, `mysql://` or `mariadb://` (see [Store URLs](operations.md#store-urls)). Only the default file, when it does not exist, is created, migrated and seeded by `serve` and `posts-api`; a file you name must exist (`blog-read-api migrate` creates it).',
     schema: storeLocation,
     readBy: STORE
   },
@@ -48,7 +48,7 @@ export const SETTINGS = {
     default: undefined,
     unset: '`serve` calls its own post API',
     help: 'base URLs of the upstream post APIs, comma-separated (front); `serve` uses its own post API when unset',
-    doc: 'Front: base URL of the upstream post API, or several, comma-separated (`http://h1:3001,http://h2:3001`); calls are spread over them (see "Several upstreams" under Resilience in the [README](../README.md)). Each may carry its own base path (`http://h:3001/blog-backend`). Needed by `front`; `serve` calls its own post API when unset.',
+    doc: 'Front: base URL of the upstream post API, or several, comma-separated (`http://h1:3001,http://h2:3001`); calls are spread over them (see [Several upstreams](operations.md#several-upstreams)). Each may carry its own base path (`http://h:3001/blog-backend`). Needed by `front`; `serve` calls its own post API when unset.',
     schema: baseUrls.optional(),
     readBy: FRONT
   },
@@ -100,8 +100,8 @@ export const SETTINGS = {
   CACHE_MAX_MB: {
     value: 'MB',
     default: '64',
-    help: 'front: memory for its copies of upstream bodies, confirmed on every request (0: none)',
-    doc: 'Front: memory for its copies of upstream bodies (confirmed on every request, by posts version or `If-None-Match`, never served unchecked). `0` disables them.',
+    help: 'front: memory for its copies of upstream bodies (confirmed on every request) and its page indexes (0: none)',
+    doc: 'Front: memory for its copies of upstream bodies (confirmed on every request, by posts version or `If-None-Match`, never served unchecked) and for the page indexes of list shapes clients page through often, evicted alike. `0` disables them.',
     schema: megabytes,
     readBy: FRONT
   },
@@ -208,7 +208,7 @@ export const SETTINGS = {
     value: 'N',
     default: '1',
     help: "processes sharing the ports, 1 to 256, or 'auto' for one per core (1: no cluster)",
-    doc: 'Processes sharing the ports, 1 to 256, or `auto` (one per core); 1 runs no cluster. See "Scale" in the [README](../README.md#scale). Pools are per process: `DB_POOL_SIZE` connections per post API worker.',
+    doc: 'Processes sharing the ports, 1 to 256, or `auto` (one per core); 1 runs no cluster. See [Scale](operations.md#scale). Pools are per process: `DB_POOL_SIZE` connections per post API worker.',
     schema: processCount,
     readBy: SERVING
   },
@@ -216,7 +216,7 @@ export const SETTINGS = {
     value: 'on|off',
     default: 'on',
     help: "'on' keeps Prometheus metrics, served at GET /metrics; 'off' keeps none and answers no /metrics",
-    doc: 'Both tiers: `on` keeps Prometheus metrics and answers `GET /metrics`; `off` keeps none (no per-request work) and answers no `/metrics`. See [Operations](../README.md#operations).',
+    doc: 'Both tiers: `on` keeps Prometheus metrics and answers `GET /metrics`; `off` keeps none (no per-request work) and answers no `/metrics`. See [Probes and metrics](operations.md#probes-and-metrics).',
     schema: onOff,
     readBy: SERVING
   },
@@ -225,7 +225,7 @@ export const SETTINGS = {
     default: undefined,
     unset: "/metrics is on each tier's port",
     help: "a listener of its own (on HOST) for the process's /metrics, /healthz and /readyz",
-    doc: "A listener of its own on `HOST:ADMIN_PORT`, one per process, answering `/metrics` (all the process's tiers) and `/healthz`, `/readyz` (all of them together); `/metrics` then leaves the tiers' ports, their probes stay. See [Operations](../README.md#operations).",
+    doc: "A listener of its own on `HOST:ADMIN_PORT`, one per process, answering `/metrics` (all the process's tiers) and `/healthz`, `/readyz` (all of them together); `/metrics` then leaves the tiers' ports, their probes stay. See [Probes and metrics](operations.md#probes-and-metrics).",
     schema: port.optional(),
     readBy: SERVING
   },
@@ -258,6 +258,14 @@ export const SETTINGS = {
     doc: 'Longest statement (PostgreSQL `statement_timeout`, set per transaction; MariaDB `max_statement_time`, MySQL `max_execution_time`); then 503. On PostgreSQL, a query without any answer within `DB_CONNECT_TIMEOUT_MS` + `DB_STATEMENT_TIMEOUT_MS` (waiting in a pooler\'s queue, say) is abandoned and its connection closed; then 503 too.',
     schema: milliseconds(1),
     readBy: STORE
+  },
+  STORE_CONCURRENCY: {
+    value: 'N',
+    default: '10',
+    help: 'post API: store reads that build answers at once, per process; the next wait up to 1 s (at most 4 per read), then 503',
+    doc: 'Post API: store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
+    schema: count(1, 1000),
+    readBy: POSTS
   }
 } as const satisfies Record<string, Setting>
 

@@ -19,7 +19,7 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking'
 
 const skip = existsSync(CHROMIUM) || process.env.CI === 'true'
   ? false
-  : `${CHROMIUM} is missing: the browser suite was SKIPPED (apt-get install chromium; mandatory in CI)`
+  : `${CHROMIUM} is missing (apt-get install chromium)`
 
 // `allHeaders()`: with those the network stack adds, such as Origin.
 interface Seen { url: string, headers: Promise<Record<string, string>> }

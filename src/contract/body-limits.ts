@@ -1,4 +1,4 @@
-// Size limits on post and list bodies: design constants, not settings (SPEC "Limits").
+// Size limits on post and list bodies: design constants, not settings.
 
 /** A list up to this size is handled whole (built, checked, cached, tagged from its bytes); above it, streamed. Both tiers. */
 export const LIST_BUFFER_LIMIT = 8 * 1024 * 1024

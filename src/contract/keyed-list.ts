@@ -1,7 +1,7 @@
 // The keyed list, which both tiers share: every post of one list shape (its `fields` and `tag`),
 // in list order, each on a line after the cursor that resumes after it: `<cursor> <post JSON>`.
 // The post API serves it at KEYED_LIST_PATH, labelled with its posts version. A front that
-// holds it answers any page of that shape from memory (issue 10): the page after a cursor is the
+// holds it answers any page of that shape from memory: the page after a cursor is the
 // lines after that cursor's line, and its next link carries its last line's cursor, the very
 // bytes the post API would have answered. Only the front can tell whether holding a shape is
 // worth it; the post API reads the store for it as for any list.

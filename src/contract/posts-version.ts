@@ -16,12 +16,6 @@ export const VERSION_PATH = '/api/posts/version'
 /** What a version looks like (a token68-like value, short): anything else is ignored. */
 export const VERSION_PATTERN = /^[\w.~-]{1,128}$/
 
-/** The post API process a version of ours comes from: what comes before its first dot. */
-export function processOf (version: string): string {
-  const dot = version.indexOf('.')
-  return dot === -1 ? version : version.slice(0, dot)
-}
-
 /** The version in a header value, or undefined when there is none or it is not one. */
 export function versionIn (header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' && VERSION_PATTERN.test(header) ? header : undefined

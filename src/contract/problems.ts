@@ -1,5 +1,5 @@
 // Every error either tier can answer, as RFC 9457 problem documents.
-// One table, so the README, the error handler and the tests share the same stable `type`s.
+// One table, so the documents, the error handler and the tests share the same stable `type`s.
 
 export const PROBLEM_TYPE_BASE = 'urn:blog-read-api:problem:'
 

@@ -1,4 +1,4 @@
-// The slug rule of SPEC ("Slugs"), shared by the front, the upstream and the tests.
+// The slug rule, shared by the front, the upstream and the tests.
 
 export const SLUG_MAX_LENGTH = 200
 

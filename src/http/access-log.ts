@@ -1,7 +1,7 @@
 // The access log: one JSON line per answered request, at info. The line is exactly what
 // `logger.info({ reqId, method, url, status, ms }, 'request')` writes, but built as one string
 // from the logger's own pieces (level, time, bindings, message key, line end): pino's generic
-// serialiser walks and escapes each field, about a third of the cost of a line (issue 12), and
+// serialiser walks and escapes each field, about a third of the cost of a line, and
 // this line is written for every request of both tiers.
 import { symbols, type Logger } from 'pino'
 

@@ -2,7 +2,7 @@
 // request passes before any route sees it. The gate holds what RFC 9112 and our limits demand of
 // a request as such (its version, its Host, the size and count of its header fields), and keeps
 // pipelining honest: once an answer that closes the connection is decided, nothing behind it
-// on that socket is dispatched, since its answer could never be written (issue 13).
+// on that socket is dispatched, since its answer could never be written.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyServerFactory } from 'fastify'

@@ -1,4 +1,4 @@
-// A slug for a file whose front matter gives none, derived from its name (issue 11):
+// A slug for a file whose front matter gives none, derived from its name:
 // `Third Post!.md` → `third-post`, `Café Crème.md` → `cafe-creme`.
 import { basename, extname } from 'node:path'
 

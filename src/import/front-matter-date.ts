@@ -8,7 +8,7 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:(?:[Tt]|[ \t]+)(\d{1,2}):(\d{2})(?
 
 /**
  * The instant a front-matter date names, or undefined when it is not one. A date without a
- * time is midnight UTC, and a time without a zone is UTC (YAML's rule, and SPEC's for
+ * time is midnight UTC, and a time without a zone is UTC (YAML's rule, and the service's for
  * timestamps stored without a zone).
  */
 export function parseFrontMatterDate (value: unknown): Date | undefined {

@@ -1,4 +1,4 @@
-// `blog-read-api import <file or folder>... [--dry-run]` (issue 11), in two passes:
+// `blog-read-api import <file or folder>... [--dry-run]`, in two passes:
 // 1. check: walk the tree, read and map every file, keeping only slugs and paths, so that two
 //    files with one slug are both refused before anything is written, whatever the import's size;
 // 2. write: read the good files again and upsert them in batches, one transaction each.

@@ -1,4 +1,4 @@
-// One Markdown file → one post (issue 11): the front matter's keys mapped to the columns of
+// One Markdown file → one post: the front matter's keys mapped to the columns of
 // `posts`, the body to `content`, the slug checked or derived from the file name.
 import type { JsonValue, PostUpsert, PostValue } from '../store/store.js'
 import { BadFileError } from './bad-file.js'

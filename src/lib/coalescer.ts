@@ -1,7 +1,7 @@
 // Coalesces identical concurrent calls (front → upstream, post API → change token) without
-// ever answering a request with a call that started before it arrived (SPEC "HTTP behaviour
-// users expect"): latecomers share the next call, which starts when the running one ends, unless
-// none of them still waits for it by then (issue 13: no work for requests nobody will read).
+// ever answering a request with a call that started before it arrived: latecomers share the next
+// call, which starts when the running one ends, unless
+// none of them still waits for it by then (no work for requests nobody will read).
 
 const ignore = (): void => {}
 const always = (): boolean => true

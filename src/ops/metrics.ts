@@ -1,4 +1,4 @@
-// A process's Prometheus metrics (SPEC "Operations"): one prom-client registry for all the tiers
+// A process's Prometheus metrics: one prom-client registry for all the tiers
 // the process runs, with Node's process defaults, the requests of each tier, and what each tier
 // adds (src/ops/front-metrics.ts, src/ops/store-metrics.ts). Scraped as text at GET /metrics; with
 // several workers, a scrape gets the sum of all of them (src/ops/cluster-metrics.ts).

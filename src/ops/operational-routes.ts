@@ -1,4 +1,4 @@
-// The operational routes every listener of ours answers (SPEC "Operations"): GET /healthz (the
+// The operational routes every listener of ours answers: GET /healthz (the
 // process answers), GET /readyz (it can serve) and, where the settings put it, GET /metrics.
 // They are for machines, not readers: no access line at info, no CORS headers, never shed under
 // load (a load balancer must not take a busy instance for a dead one), not counted in the request

@@ -20,6 +20,8 @@ import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
+import { createStoreGate, storeBusyProblem } from './store-gate.js'
+import type { Timers } from '../sync/timers.js'
 
 export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
@@ -29,12 +31,16 @@ export interface PostsAppOptions extends TierOperationsOptions {
   server: ServerOptions
   /** Serve /openapi.json and /docs (the default). */
   apiDocs?: boolean
+  /** Store reads that build answers at once (STORE_CONCURRENCY); the next ones wait briefly, then 503. Undefined: no bound. */
+  storeConcurrency?: number
+  /** The timers of that wait (tests move them by hand). */
+  timers?: Pick<Timers, 'setTimeout'>
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -47,7 +53,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
   })
-  const bodies = createPostBodies(store, undefined, measured?.body)
+  const bodies = createPostBodies(store, undefined, measured?.body, storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers))
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
@@ -58,6 +64,9 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     } catch (err) {
       // The table cannot answer this query (an unknown column, no tags): the client's mistake.
       if (err instanceof StoreQueryError) throw invalidQuery(err.message)
+      // No turn for a store read: this process is busy, not the store.
+      const busy = storeBusyProblem(err)
+      if (busy !== undefined) throw busy
       if (!(err instanceof StoreUnavailableError)) throw err
       consecutiveFailures++
       throw new ProblemError('store-unavailable', 'The post store is not answering; try again shortly.', {

@@ -1,4 +1,4 @@
-// One process per core (SPEC "Scale", issue 8): with WORKERS > 1, `serve`, `front` and
+// One process per core: with WORKERS > 1, `serve`, `front` and
 // `posts-api` run in node:cluster workers that share the listening ports. The primary serves
 // nothing: it forks the workers, replaces one that dies (with a back-off, so a crash loop does not
 // spin), and on SIGINT/SIGTERM drains them all, each closing gracefully as a lone process does.

@@ -1,7 +1,7 @@
 // Where the process's log lines go (standard output). Access lines are buffered as nginx buffers
 // its access log (`buffer=4k flush=250ms`): written 4 KiB at a time, at most 250 ms after they
-// were logged; under load that is one write for about twenty requests instead of one each
-// (issue 12). Any other line is written at once, after the access lines before it (the order
+// were logged; under load that is one write for about twenty requests instead of one each.
+// Any other line is written at once, after the access lines before it (the order
 // stays), and what is left is written when the process exits, crash included. The buffer is ours
 // (one string, and its length): sonic-boom's own measures its whole buffer in bytes at each line.
 import { pino } from 'pino'

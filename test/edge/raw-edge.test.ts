@@ -1,4 +1,4 @@
-// Hostile HTTP at the edge (issue 13), over raw sockets, on both tiers: every request is answered
+// Hostile HTTP at the edge, over raw sockets, on both tiers: every request is answered
 // exactly once, in order, as a problem document when it is an error (with the headers of any
 // answer); nothing behind an answer that closes the connection is worked on; every answered
 // request leaves exactly one log line with its request id. Each case counts the work done (the

@@ -1,4 +1,4 @@
-// Property-based fuzzing of whole requests at the edge (issue 13), on both tiers: fast-check
+// Property-based fuzzing of whole requests at the edge, on both tiers: fast-check
 // generates pipelined sequences of requests (request lines, header sets, bodies; well-formed or
 // hostile), each sent at once on a connection of its own, ending with a request that asks to
 // close. For every sequence: every response parses as HTTP and is a problem document when it is

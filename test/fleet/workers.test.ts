@@ -1,4 +1,4 @@
-// One process per core (issue 8, part 4): `--workers 2` through the built executable, on loopback.
+// One process per core: `--workers 2` through the built executable, on loopback.
 // Several processes answer on the same ports; a killed worker is replaced; SIGTERM to the primary
 // under load drains every worker and exits 0 within the shutdown time-out, leaving no process
 // behind and no 500; start-up errors are one line, not one per worker. Needs `npm run build`.

@@ -1,5 +1,5 @@
-// The front against fake upstreams on loopback: SPEC part A for the front, and every row of
-// the failure-mapping table of SPEC "Errors".
+// The front against fake upstreams on loopback: the front's routes, and every row of
+// the failure-mapping table (docs/api.md, "Errors").
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { freePort, json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
@@ -27,7 +27,7 @@ function hitsDuring<T> (run: () => Promise<T>): Promise<{ result: T, hits: strin
   return run().then((result) => ({ result, hits: upstream.requests.slice(start).map((r) => r.url ?? '') }))
 }
 
-describe('front routes (SPEC part A)', () => {
+describe('front routes', () => {
   test('GET /api/blog relays the upstream array byte for byte', async () => {
     const body = JSON.stringify(LIST)
     upstream.behave((_req, res) => json(res, 200, body))
@@ -100,7 +100,7 @@ describe('front routes (SPEC part A)', () => {
   })
 })
 
-describe('failure mapping (SPEC "Errors")', () => {
+describe('failure mapping', () => {
   test('connection refused is a 502', async () => {
     const refused = await startFront(new URL(`http://127.0.0.1:${await freePort()}`))
     try {

@@ -1,4 +1,4 @@
-// The keep-alive race (issue 4, RELIABILITY row 12): an upstream closes an idle keep-alive socket
+// The keep-alive race: an upstream closes an idle keep-alive socket
 // without announcing when (no `Keep-Alive: timeout=` hint, no `Connection: close`), just as the
 // front's pool reuses it for the next request. A GET broken that way, before any answer, is
 // retried once on a fresh connection, so clients never see it.

@@ -1,4 +1,4 @@
-// Limits on what the front reads (issue 4, RELIABILITY row 10 and SPEC "Errors"): an upstream post
+// Limits on what the front reads: an upstream post
 // body is read up to 1 MiB (then 502, and the upstream is cut off), and a request body is refused
 // with 413 before it is read, since these routes take none.
 import assert from 'node:assert/strict'

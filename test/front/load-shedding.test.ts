@@ -1,4 +1,4 @@
-// Load shedding (issue 4, RELIABILITY row 16): past `loadShedDelayMs` of event-loop delay the
+// Load shedding: past `loadShedDelayMs` of event-loop delay the
 // front answers 503 `overloaded` with Retry-After at once, without calling the upstream, and
 // serves again once the loop is free.
 //

@@ -1,4 +1,4 @@
-// Property-based fuzzing of the front's path over a raw socket (issue 4, RELIABILITY.md table b):
+// Property-based fuzzing of the front's path over a raw socket:
 // 10,000 generated request targets per run, sent byte for byte, against a front wired to a fake
 // upstream that records every request reaching it.
 import assert from 'node:assert/strict'

@@ -1,8 +1,8 @@
-// Property-based fuzzing of the list query string at the front (issue 10): generated queries of
+// Property-based fuzzing of the list query string at the front: generated queries of
 // valid, nearly valid and arbitrary parameters, through app.inject, against a fake upstream that
 // records every call. Never a 5xx; a malformed value is a 400 invalid-query and no upstream call;
 // a valid query is exactly one call, with the parameters in canonical form. The oracle reads the
-// query with URLSearchParams and the rules of SPEC "List queries", not with the code under test
+// query with URLSearchParams and the rules of the list queries (docs/api.md), not with the code under test
 // (but for the cursor, whose decoder test/list-query.test.ts checks on its own).
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'

@@ -1,4 +1,4 @@
-// The front over several upstreams on loopback (SPEC "Scale"), where sockets matter: a refusing
+// The front over several upstreams on loopback, where sockets matter: a refusing
 // upstream costs no failed request and leaves rotation; an upstream shutting down (503 with
 // Connection: close) is tried elsewhere; a busy upstream gets fewer calls.
 import assert from 'node:assert/strict'

@@ -52,13 +52,14 @@ export interface TestServer {
   create: () => Promise<TestDatabase>
 }
 
-function serverFromEnv (variable: string, create: (url: string) => Promise<TestDatabase>): TestServer {
+/** `example`: a URL that names the server this machine is expected to run, for the skip reason. */
+function serverFromEnv (variable: string, example: string, create: (url: string) => Promise<TestDatabase>): TestServer {
   const url = process.env[variable]
   if (url !== undefined && url !== '') return { skip: false, create: async () => await create(url) }
   if (process.env.CI === 'true') {
     return { skip: false, create: async () => { throw new Error(`${variable} must be set in CI: this suite is mandatory there`) } }
   }
-  return { skip: `${variable} is not set: this suite was SKIPPED (see README, "Tests")`, create: async () => { throw new Error('unreachable') } }
+  return { skip: `${variable} is not set (set it, e.g. ${variable}=${example})`, create: async () => { throw new Error('unreachable') } }
 }
 
 const uniqueName = (): string => `blogtest_${randomBytes(6).toString('hex')}`
@@ -108,9 +109,9 @@ export async function createPostgresDatabase (adminUrl: string): Promise<TestDat
   }
 }
 
-export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', createPostgresDatabase)
+export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', 'postgres://postgres@127.0.0.1:5432/test', createPostgresDatabase)
 
-export const mysqlServer: TestServer = serverFromEnv('TEST_MYSQL_URL', async (adminUrl) => {
+export const mysqlServer: TestServer = serverFromEnv('TEST_MYSQL_URL', 'mysql://root@127.0.0.1:3306/test', async (adminUrl) => {
   const name = uniqueName()
   const admin = await createConnection({ uri: adminUrl })
   await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`)

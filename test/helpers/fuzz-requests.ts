@@ -1,4 +1,4 @@
-// Generated whole requests for the edge's fuzz test (issue 13): request lines, header sets and
+// Generated whole requests for the edge's fuzz test: request lines, header sets and
 // bodies, well-formed or hostile, each with the oracle of what a tier must answer, whether that
 // answer closes the connection, and whether it may cost a call (upstream, or store read).
 import fc from 'fast-check'

@@ -1,4 +1,4 @@
-// A bounded load for the fault-under-load tests (issue 4): autocannon's programmatic API, every
+// A bounded load for the fault-under-load tests: autocannon's programmatic API, every
 // answer recorded with its time, and each non-200 checked against the problem kinds it may be.
 import { createRequire } from 'node:module'
 import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../../src/contract/problems.js'

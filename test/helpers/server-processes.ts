@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-/** Why a suite that needs programs outside Node cannot run: it fails in CI, and skips, saying so, elsewhere. */
+/** Why a suite that needs programs outside Node cannot run, and what turns it on (`what`): it fails in CI, and skips, saying so, elsewhere. */
 export function missing (what: string): string | false {
   if (process.env.CI === 'true') return false
-  return `${what}: this suite was SKIPPED (see README, "Tests")`
+  return what
 }
 
 /** The first of `candidates` that exists and is executable. */

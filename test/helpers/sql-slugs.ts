@@ -1,4 +1,4 @@
-// Slugs that look like SQL, for fuzzing the upstream's `/api/post/:slug` on every store (issue 4):
+// Slugs that look like SQL, for fuzzing the upstream's `/api/post/:slug` on every store:
 // quotes, comments, LIKE wildcards, backslashes, tautologies and Unicode, mixed with slugs that
 // exist, their case variants and trailing spaces.
 import fc from 'fast-check'

@@ -1,4 +1,4 @@
-// The OpenAPI documents and reference pages of both tiers (SPEC "Operations"): valid OpenAPI 3.1,
+// The OpenAPI documents and reference pages of both tiers: valid OpenAPI 3.1,
 // complete (every route, parameter, header and problem kind), served with an ETag; the page under
 // its own CSP and from this origin only; and the schemas never change the bytes served.
 import assert from 'node:assert/strict'

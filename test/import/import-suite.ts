@@ -1,5 +1,5 @@
-// One suite, run against every store: `blog-read-api import` through the built CLI, on the
-// fixtures (good, broken, draft, duplicate, odd names, nested folders), into a real database.
+// One suite, run against every store: `blog-read-api import` through its command line (in this
+// process), on the fixtures (good, broken, draft, duplicate, odd names, nested folders), into a real database.
 import assert from 'node:assert/strict'
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import type { StoreLocation } from '../../src/config.js'
 import type { Post, PostStore } from '../../src/store/store.js'
-import { runCli, type CliResult } from '../helpers/cli.js'
+import { runCliHere, type CliResult } from '../helpers/cli.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -71,7 +71,18 @@ export function describeImport (name: string, server: TestServer, fixture: Impor
       work = mkdtempSync(join(tmpdir(), 'blog-read-api-import-'))
     })
 
-    const cli = async (args: string[], cwd = FIXTURES): Promise<CliResult> => await runCli(args, { DATABASE_URL: databaseUrl(db.location) }, cwd)
+    // In this process (a spawn per case would cost a second each; import-cli.test.ts runs the
+    // built executable end to end), from `cwd` as a user's shell would be: the command reads
+    // and reports paths relative to it.
+    const cli = async (args: string[], cwd = FIXTURES): Promise<CliResult> => {
+      const from = process.cwd()
+      process.chdir(cwd)
+      try {
+        return await runCliHere(args, { DATABASE_URL: databaseUrl(db.location) })
+      } finally {
+        process.chdir(from)
+      }
+    }
     const importCli = async (args: string[], cwd = FIXTURES): Promise<CliResult> => await cli(['import', ...args], cwd)
 
     async function migrate (): Promise<void> {

@@ -1,4 +1,4 @@
-// With several workers one scrape covers them all (SPEC "Operations", issue 9): `serve --workers 2`
+// With several workers one scrape covers them all: `serve --workers 2`
 // through the built executable; requests spread over both workers, and whichever worker answers
 // /metrics, the counts are those of the whole fleet. Needs `npm run build`.
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-// The front's readiness follows its upstreams in rotation (SPEC "Operations", "Scale"): 503
+// The front's readiness follows its upstreams in rotation: 503
 // not-ready once its only upstream has been taken out of rotation, 200 again as soon as that
 // upstream answers a probe, with no client request needed.
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-// The operational routes of both tiers (SPEC "Operations"): /healthz and /readyz answer on each
+// The operational routes of both tiers: /healthz and /readyz answer on each
 // tier's port, /metrics where the settings put it; they are for machines: no access line at info,
 // no CORS headers, not shed under load, and /readyz fails while the process shuts down.
 import assert from 'node:assert/strict'

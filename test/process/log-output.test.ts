@@ -1,4 +1,4 @@
-// The access log and the process's log output (issue 12): an access line is the very line pino
+// The access log and the process's log output: an access line is the very line pino
 // would write; access lines are held back to be written many at once, but never after a later
 // line, nor longer than the flush interval, nor lost at exit.
 import assert from 'node:assert/strict'

@@ -80,7 +80,7 @@ const SCRIPTS: Script[] = [
       return { env: { DATABASE_URL: database, BLOG_PORT: String(blog), POSTS_PORT: String(posts), SHUTDOWN_TIMEOUT_MS: '5000' }, ports: [blog, posts], url: `http://127.0.0.1:${blog}/api/blog` }
     },
     ready: /front API listening at/,
-    runs: /^\S*node --import \.\/scripts\/build-if-stale\.js dist\/cli\.js serve$/
+    runs: /^\S*node --import \.\/scripts\/on-supported-node\.js --import \.\/scripts\/build-if-stale\.js dist\/cli\.js serve$/
   },
   {
     name: 'example',
@@ -89,7 +89,7 @@ const SCRIPTS: Script[] = [
       return { env: { EXAMPLE_PORT: String(port) }, ports: [port], url: `http://127.0.0.1:${port}/` }
     },
     ready: /example page: /,
-    runs: /^\S*node --import \.\/scripts\/build-if-stale\.js --import tsx examples\/blog-page\/server\.ts$/
+    runs: /^\S*node --import \.\/scripts\/on-supported-node\.js --import \.\/scripts\/build-if-stale\.js --import tsx examples\/blog-page\/server\.ts$/
   }
 ]
 

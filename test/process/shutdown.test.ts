@@ -1,4 +1,4 @@
-// Graceful shutdown of the built executable (issue 4, RELIABILITY rows 19 and 1): SIGTERM at either
+// Graceful shutdown of the built executable: SIGTERM at either
 // tier lets requests in flight finish with 200 and exits 0; once the only upstream is gone the
 // front answers the mapped 502 at once; `serve` closes the front first, then the post API.
 // Needs `npm run build` (npm test builds first).

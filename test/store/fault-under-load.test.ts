@@ -1,4 +1,4 @@
-// Store faults under a bounded load through both tiers (issue 4, RELIABILITY row 13), on a real
+// Store faults under a bounded load through both tiers, on a real
 // PostgreSQL: the service's connections are terminated (pg_terminate_backend) again and again,
 // then the `posts` table is renamed away and back. Pass: no 500; every non-200 is the 503 problem
 // with a Retry-After of 1 to 5 s; back to 200 after each recovery, in the same process (nothing

@@ -1,4 +1,4 @@
-// SPEC "List queries" on every store, through both tiers: keyset pages that walk the list exactly
+// The list queries on every store, through both tiers: keyset pages that walk the list exactly
 // once (ties, undated posts, PostgreSQL microseconds), stable under inserts at the head, `fields`
 // on lists and posts, `tag`, and every malformed value. Part of the store contract suite.
 import assert from 'node:assert/strict'

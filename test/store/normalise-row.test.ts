@@ -1,4 +1,4 @@
-// Row normalisation on its own: each mapping of the README's "Values" table that the normaliser
+// Row normalisation on its own: each mapping of the "Values" table of docs/api.md that the normaliser
 // does itself (the drivers do the rest, checked through real stores by store-contract.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'

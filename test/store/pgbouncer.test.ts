@@ -45,7 +45,7 @@ describeStoreContract('PostgreSQL through PgBouncer', throughPgbouncer, POSTGRES
 
 // While the database refuses logins, a query on a connection the service already has waits in
 // PgBouncer's queue, until the service's own bound (DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS)
-// ends it: kept below the front's budget (2 s in these tests), as the README advises, that is
+// ends it: kept below the front's budget (2 s in these tests), as docs/operations.md advises, that is
 // a 503, not the front's 504. And after a failed login PgBouncer waits
 // server_login_retry (15 s by default) before it tries again: so long may 503s last.
 describePostgresLoss('PostgreSQL through PgBouncer', throughPgbouncer, {

@@ -30,7 +30,7 @@ export interface StoreFixture extends ListQueryFixture {
 /** Reads of the posts version before and after a few answers, until nothing moved it between them. */
 const VERSION_ATTEMPTS = 20
 
-/** Fuzzed upstream lookups per store (issue 4: a few hundred). */
+/** Fuzzed upstream lookups per store (a few hundred). */
 const SLUG_FUZZ_RUNS = 400
 
 /** `settings`: what every store of the suite is opened with, over the settings table's defaults. */

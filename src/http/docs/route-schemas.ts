@@ -98,7 +98,7 @@ const FIELDS = {
 } as const
 
 /**
- * The list parameters of SPEC "List queries" (src/contract/list-query.ts). Documented only: a malformed
+ * The list parameters (src/contract/list-query.ts). Documented only: a malformed
  * value is the handler's 400 `invalid-query`, naming the parameter; unknown parameters are ignored.
  */
 export const LIST_QUERY = {

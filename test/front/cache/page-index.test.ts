@@ -1,4 +1,4 @@
-// Pages from memory (issue 10, src/front/cache/page-index.ts), through both tiers over a real SQLite
+// Pages from memory, through both tiers over a real SQLite
 // store: once a list shape has been paged through often enough, the front answers its pages
 // from the shape's keyed list, with the very status, bytes, Link and ETag the post API's pages
 // give, without a page call upstream; a change of the posts is seen by the next request; a

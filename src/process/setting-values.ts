@@ -3,7 +3,7 @@
 // variable or flag to the value the process uses, with one short reason when the text is wrong.
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
-import { DEFAULT_SLUG_PATTERN } from './contract/slug.js'
+import { DEFAULT_SLUG_PATTERN } from '../contract/slug.js'
 
 export type StoreLocation =
   | { dialect: 'sqlite', filename: string }
