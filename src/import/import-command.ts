@@ -16,6 +16,9 @@ import { readMarkdownFile } from './markdown-file.js'
 import { DEFAULT_BODY_COLUMN, postFromMarkdown, type MarkdownFile, type MarkdownMapping } from './post-from-markdown.js'
 import { walkMarkdownFiles } from './walk.js'
 
+/** Columns the import fills from the front matter or never sets: never the body's. */
+const BODY_REFUSED_COLUMNS = ['id', 'slug', 'title', 'tags', 'published_at', 'updated_at', 'draft', 'status']
+
 /** Posts per transaction; a batch also closes once its files hold this much text. */
 const BATCH_POSTS = 500
 const BATCH_BYTES = 4 * 1024 * 1024
@@ -47,6 +50,9 @@ export async function runImport (options: ImportOptions): Promise<number> {
   try {
     await store.checkSchema()
     const { bodyColumn = DEFAULT_BODY_COLUMN } = options
+    if (BODY_REFUSED_COLUMNS.includes(bodyColumn)) {
+      throw new Error(`--body-column cannot be \`${bodyColumn}\`: the import fills it otherwise (name the column that holds the post's Markdown)`)
+    }
     if (options.bodyColumn !== undefined && !store.columns.includes(bodyColumn)) {
       throw new Error(`the \`posts\` table has no \`${bodyColumn}\` column (--body-column names the column the Markdown body fills; the table has ${store.columns.map((c) => `\`${c}\``).join(', ')})`)
     }

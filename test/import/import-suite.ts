@@ -346,6 +346,10 @@ export function describeImport (name: string, server: TestServer, fixture: Impor
       assert.equal(wrongColumn.code, 1)
       assert.match(wrongColumn.stderr, /^blog-read-api: cannot import into \S+: the `posts` table has no `body` column \(--body-column names the column the Markdown body fills; the table has `id`, `slug`, .*`body_html`/)
 
+      const slugColumn = await run('--body-column', 'slug')
+      assert.equal(slugColumn.code, 1)
+      assert.match(slugColumn.stderr, /^blog-read-api: cannot import into \S+: --body-column cannot be `slug`: the import fills it otherwise/)
+
       const refusals = [/^team\/no-lang\.md: column `lang` \(.+\) is NOT NULL without a default, and the file gives it no value$/, ...fixture.teamRefusals]
       const dry = await run('--dry-run', '--body-column', 'body_html')
       assert.equal(dry.code, 1)
