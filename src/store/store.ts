@@ -3,7 +3,7 @@ import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
-/** One row of `posts`, every column a property, values normalised (SPEC "Posts and stores"). */
+/** One row of `posts`, every column a property, values normalised the same way on every store (normalise-row.ts). */
 export type Post = { slug: string } & Record<string, JsonValue>
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql'
