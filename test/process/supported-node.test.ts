@@ -27,10 +27,11 @@ for (const script of ['on-supported-node.js', 'supported-node.js', 'node-line.js
 writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module', engines: { node: '>=999.0.0' } }))
 mkdirSync(join(cache, 'blog-read-api', `node-${RUN_LINE}`, 'bin'), { recursive: true })
 symlinkSync(process.execPath, join(cache, 'blog-read-api', `node-${RUN_LINE}`, 'bin', 'node'))
-// What runs: says which node and whether it was told it is the chosen one, then waits for a signal.
+// What runs: ready for SIGTERM before it says which node and whether it was told it is the chosen
+// one (the test signals once it has read that), then waits.
 writeFileSync(join(project, 'main.js'), `
-console.log(JSON.stringify({ pid: process.pid, chosen: process.env.BLOG_READ_API_SUPPORTED_NODE === '1', argv: process.argv.slice(2), path: process.env.PATH.split(':')[0] }))
 process.on('SIGTERM', () => { console.log('closing'); process.exit(0) })
+console.log(JSON.stringify({ pid: process.pid, chosen: process.env.BLOG_READ_API_SUPPORTED_NODE === '1', argv: process.argv.slice(2), path: process.env.PATH.split(':')[0] }))
 setInterval(() => {}, 1000)
 `)
 const env = { ...process.env, XDG_CACHE_HOME: cache, BLOG_READ_API_SUPPORTED_NODE: undefined }
