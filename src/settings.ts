@@ -6,7 +6,7 @@ import type { z } from 'zod'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
-  regularExpression, storeLocation, text
+  regularExpression, storeLocation, text, trueFalse
 } from './process/setting-values.js'
 
 /** The commands of the `blog-read-api` executable. */
@@ -87,7 +87,16 @@ export const SETTINGS = {
     help: `regular expression a slug must match at the front and on import (anchored; at most ${SLUG_MAX_LENGTH} characters)`,
     doc: `Regular expression a slug must match at the front (and on import). It is anchored for you; the ${SLUG_MAX_LENGTH}-character bound stays, and \`.\`/\`..\` are always refused.`,
     schema: regularExpression,
-    readBy: [...FRONT, 'import']
+    // The post API counts, at start-up, the rows whose slug the front would refuse.
+    readBy: [...SERVING, 'import']
+  },
+  PUBLISHED_ONLY: {
+    value: 'true|false',
+    default: 'false',
+    help: 'post API: hide drafts, scheduled, unpublished and deleted rows from every public read (false: every row is public)',
+    doc: 'Post API: `true` hides, on every public read, each row that the table\'s `published_at`, `draft`, `published`, `status` or `deleted_at` columns say is not published now; a scheduled post appears when its `published_at` passes, with no write. `false` serves every row, and the start-up log says how many rows `true` would hide. See [Publishing rules](api.md#publishing-rules).',
+    schema: trueFalse,
+    readBy: POSTS
   },
   CACHE_CONTROL: {
     value: 'VALUE',

@@ -14,6 +14,7 @@ import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
+import { capMaxAge, scheduledInstantOf } from '../contract/posts-schedule.js'
 import { ProblemError } from '../contract/problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
@@ -29,12 +30,14 @@ export interface PostsAppOptions extends TierOperationsOptions {
   server: ServerOptions
   /** Serve /openapi.json and /docs (the default). */
   apiDocs?: boolean
+  /** The clock that caps `Cache-Control` at the next scheduled instant (injected in tests; the store's clock decides what is published). */
+  now?: () => number
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, now = Date.now }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -71,17 +74,20 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     if (version !== undefined) reply.header(POSTS_VERSION_HEADER, version)
   }
 
+  /** No cache keeps an answer past the next scheduled instant its version names. */
+  const cacheControlFor = (version: string | undefined): string => capMaxAge(cacheControl, scheduledInstantOf(version), now())
+
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const query = parseListQuery(request.url)
     const { body: list, version } = await read(() => bodies.list(query))
     labelVersion(reply, version)
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
-      return await sendRepresentation(request, reply, list.representation, cacheControl)
+      return await sendRepresentation(request, reply, list.representation, cacheControlFor(version))
     }
     // A store failure after this point can only cut the response short (the socket is
     // destroyed, so the client sees an incomplete body, never a complete-looking one).
-    return await sendConditional(request, reply, { etag: list.etag, cacheControl }, async () =>
+    return await sendConditional(request, reply, { etag: list.etag, cacheControl: cacheControlFor(version) }, async () =>
       reply.header('content-type', JSON_CONTENT_TYPE).send(await read(() => bodies.streamList(query))))
   }
 
@@ -93,7 +99,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
-    return await sendRepresentation(request, reply, post, cacheControl)
+    return await sendRepresentation(request, reply, post, cacheControlFor(version))
   }
 
   /** The version of the posts now (null: the store cannot tell), read after the request arrived. */

@@ -9,6 +9,9 @@ import {
   type ColumnInfo, type Dialect, type KeyedPost, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
 } from './store.js'
 import { upsertPosts } from './upsert-posts.js'
+import { createPublishingRule, unsupportedPublishedAt, type PublishingRule } from '../publishing/publishing-rule.js'
+import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
+import { createSchedule, type Schedule } from '../publishing/schedule.js'
 
 /** The only table we read; its other columns are whatever the operator's table has. */
 export interface Tables {
@@ -71,10 +74,19 @@ export class KyselyPostStore implements PostStore {
   #tagCondition: ((tag: string) => RawBuilder<boolean>) | undefined
   #tracksChanges = false
   #columns: readonly string[] = []
+  readonly #publishing: PublishingOptions
+  readonly #now: () => number
+  #rule: PublishingRule = createPublishingRule('sqlite', [])
+  #unsupportedRule: string | undefined
+  /** The rule, when the reads apply it (PUBLISHED_ONLY and a deciding column). */
+  #applied: PublishingRule | undefined
+  #schedule: Schedule | undefined
 
-  constructor (db: Kysely<Tables>, spec: DialectSpec) {
+  constructor (db: Kysely<Tables>, spec: DialectSpec, publishing: PublishingOptions = { publishedOnly: false }) {
     this.#db = db
     this.#spec = spec
+    this.#publishing = publishing
+    this.#now = publishing.now ?? Date.now
     this.dialect = spec.dialect
     this.#slugKey = spec.slugKey({ name: 'slug', kind: 'value' })
   }
@@ -90,6 +102,36 @@ export class KyselyPostStore implements PostStore {
     this.#tagCondition = tags === undefined ? undefined : this.#spec.tagCondition(tags)
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
+    this.#usePublishingRule(columns)
+  }
+
+  /** Builds the publishing rule for these columns, applied to every public read under PUBLISHED_ONLY. */
+  #usePublishingRule (columns: readonly ColumnInfo[]): void {
+    this.#rule = createPublishingRule(this.dialect, columns)
+    this.#unsupportedRule = unsupportedPublishedAt(this.dialect, columns)
+    const applied = this.#publishing.publishedOnly && this.#rule.columns.length > 0
+    if (applied && this.#unsupportedRule !== undefined) throw new StoreSchemaError(`PUBLISHED_ONLY cannot apply: ${this.#unsupportedRule}`)
+    this.#applied = applied ? this.#rule : undefined
+    const scheduled = this.#applied?.scheduled
+    this.#schedule = scheduled === undefined ? undefined : createSchedule((nowMs) => this.#readNextInstant(nowMs), this.#now)
+  }
+
+  async #readNextInstant (nowMs: number): Promise<number | undefined> {
+    const { scheduled, instantMs } = this.#rule
+    if (scheduled === undefined || instantMs === undefined) return undefined
+    const rows = await this.#read(() => this.#db.selectFrom('posts').select(sql<unknown>`MIN(${instantMs})`.as('next')).where(scheduled(nowMs)).execute())
+    const next = rows[0]?.next
+    return next === null || next === undefined ? undefined : Number(next)
+  }
+
+  /** The deciding columns and the rows the rule hides now, whether or not the reads apply it (the start-up log). */
+  async readPublishingState (): Promise<PublishingState> {
+    const { columns } = this.#rule
+    if (this.#unsupportedRule !== undefined) return { columns, hidden: undefined, unsupported: this.#unsupportedRule }
+    if (columns.length === 0) return { columns, hidden: 0 }
+    const rows = await this.#read(() => this.#db.selectFrom('posts')
+      .select(sql<unknown>`COUNT(*)`.as('hidden')).where(sql<boolean>`NOT ${this.#rule.visible(this.#now())}`).execute())
+    return { columns, hidden: Number(rows[0]?.hidden ?? 0) }
   }
 
   /** Whether readChangeToken can answer (for the start-up log). */
@@ -139,7 +181,8 @@ export class KyselyPostStore implements PostStore {
 
   /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */
   #select (fields: readonly string[] | undefined) {
-    const posts = this.#db.selectFrom('posts')
+    const rule = this.#applied
+    const posts = rule === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(rule.visible(this.#now()))
     return fields === undefined ? posts.selectAll() : posts.select(this.#columns.filter((name) => fields.includes(name)))
   }
 
@@ -193,7 +236,8 @@ export class KyselyPostStore implements PostStore {
 
   async readChangeToken (): Promise<string | undefined> {
     if (!this.#tracksChanges) return undefined
-    return await this.#read(() => this.#spec.readChangeToken())
+    const token = await this.#read(() => this.#spec.readChangeToken())
+    return token === undefined || this.#schedule === undefined ? token : await this.#schedule.label(token)
   }
 
   poolStats (): PoolStats | undefined {

@@ -2,6 +2,7 @@
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool, type Connection, type Pool, type PoolConnection, type TypeCastField, type TypeCastNext } from 'mysql2'
 import { isNetworkFailure } from './driver-errors.js'
+import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
@@ -130,7 +131,7 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
 /** Requests that may wait for a connection; beyond it they fail at once (then 503). */
 const QUEUE_LIMIT = 100
 
-export function openMysqlStore (url: string, limits: StoreLimits): KyselyPostStore {
+export function openMysqlStore (url: string, limits: StoreLimits, publishing?: PublishingOptions): KyselyPostStore {
   const pool = createPool({
     uri: url,
     connectionLimit: limits.poolSize,
@@ -150,5 +151,5 @@ export function openMysqlStore (url: string, limits: StoreLimits): KyselyPostSto
     connection.query("SET time_zone = '+00:00'")
     setStatementTimeout(connection, limits.statementTimeoutMs).catch(() => {})
   })
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec(pool, limits.statementTimeoutMs))
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec(pool, limits.statementTimeoutMs), publishing)
 }

@@ -2,6 +2,7 @@
 import { Kysely, sql, type CompiledQuery } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
+import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { isNetworkFailure } from './driver-errors.js'
 import { BoundedPostgresDialect, lastResult, timedQuery, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
@@ -194,7 +195,7 @@ async function installChangeTracking (db: Kysely<Tables>): Promise<void> {
   })
 }
 
-export function openPostgresStore (url: string, onPoolError: (err: Error) => void, limits: StoreLimits): KyselyPostStore {
+export function openPostgresStore (url: string, onPoolError: (err: Error) => void, limits: StoreLimits, publishing?: PublishingOptions): KyselyPostStore {
   const pool = new pg.Pool({
     connectionString: url,
     max: limits.poolSize,
@@ -219,5 +220,5 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
     queryTimeoutMs: limits.connectTimeoutMs + limits.statementTimeoutMs
   }
   const dialect = new BoundedPostgresDialect(pool, bounds)
-  return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, bounds))
+  return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, bounds), publishing)
 }

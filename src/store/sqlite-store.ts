@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3'
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely'
 import { LRUCache } from 'lru-cache'
+import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import type { ColumnInfo, ColumnKind } from './store.js'
 
@@ -122,7 +123,7 @@ export function unsupportedNodeApi (napi: string | undefined, nodeVersion: strin
  * Opens a SQLite file. Read-only unless `writable` (migrate, seed, or the fresh default file):
  * a database the user points to is never written to by serving.
  */
-export function openSqliteStore (filename: string, { writable }: { writable: boolean }): KyselyPostStore {
+export function openSqliteStore (filename: string, { writable }: { writable: boolean }, publishing?: PublishingOptions): KyselyPostStore {
   // An older Node does not refuse the addon cleanly: it crashes loading it.
   const unsupported = unsupportedNodeApi(process.versions.napi, process.version)
   if (unsupported !== undefined) throw new Error(unsupported)
@@ -131,5 +132,5 @@ export function openSqliteStore (filename: string, { writable }: { writable: boo
   database.defaultSafeIntegers(true)
   // WAL lets an editor commit while we read; only set on files we may write.
   if (writable) database.pragma('journal_mode = WAL')
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database: withPreparedStatements(database) }) }), createSqliteSpec(database, filename))
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database: withPreparedStatements(database) }) }), createSqliteSpec(database, filename), publishing)
 }

@@ -1,5 +1,6 @@
 // The store boundary: what the upstream post API needs from a database, whatever its dialect.
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
+import type { PublishingState } from '../publishing/publishing-options.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
@@ -66,6 +67,13 @@ export interface PostStore {
    * Read it *before* the data it labels: data read after it is at least as new as the token.
    */
   readChangeToken (): Promise<string | undefined>
+  /**
+   * The publishing rule on this table: its deciding columns and the rows it hides now, whether or
+   * not the reads apply it (PUBLISHED_ONLY), for the start-up log. Under PUBLISHED_ONLY every read
+   * above applies the rule, and the change token names the next scheduled instant too, so it
+   * moves when that instant passes (src/publishing/schedule.ts).
+   */
+  readPublishingState? (): Promise<PublishingState>
   /** Whether readChangeToken can answer (known after checkSchema). */
   readonly tracksChanges: boolean
   /** The pool's connections now, for the metrics; undefined where there is no pool (SQLite). */

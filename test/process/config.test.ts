@@ -123,6 +123,7 @@ describe('the settings table', () => {
     LOG_LEVEL: 'warn',
     SLUG_PATTERN: '^[a-z]+$',
     CACHE_CONTROL: 'max-age=60',
+    PUBLISHED_ONLY: 'true',
     CACHE_MAX_MB: '1',
     CORS_ORIGIN: 'off',
     UPSTREAM_TIMEOUT_MS: '1234',

@@ -1,0 +1,4 @@
+import { mysqlServer } from '../helpers/databases.js'
+import { describePublishing } from './publishing-suite.js'
+
+describePublishing('MySQL/MariaDB', mysqlServer)

@@ -1,0 +1,4 @@
+import { postgresServer } from '../helpers/databases.js'
+import { describePublishing } from './publishing-suite.js'
+
+describePublishing('PostgreSQL', postgresServer)

@@ -1,0 +1,120 @@
+// One suite, run against every store: the publishing rule through both tiers over a real table
+// holding drafts, unpublished, in-review, deleted, undated and scheduled rows.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { KEYED_LIST_PATH } from '../../src/contract/keyed-list.js'
+import { reportPublishing } from '../../src/publishing/startup-report.js'
+import type { TestDatabase, TestServer } from '../helpers/databases.js'
+import { get, type TestResponse } from '../helpers/http.js'
+import { logSink } from '../helpers/log-sink.js'
+import { assertProblem } from '../helpers/problem.js'
+import { createClock, createTable, startPublishingTiers, type Row } from './publishing-fixture.js'
+
+export const NOW = Date.parse('2025-06-01T12:00:00.000Z')
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+export const SCHEDULED_AT = NOW + HOUR
+
+const past = NOW - DAY
+export const ROWS: Row[] = [
+  { slug: 'live', draft: false, published: true, status: 'published', publishedAt: past - DAY },
+  { slug: 'null-flags', draft: null, published: null, status: 'PUBLISHED', publishedAt: past, cover: 'cafe' },
+  { slug: 'a-draft', draft: true, published: true, status: 'published', publishedAt: past },
+  { slug: 'unpublished', draft: false, published: false, status: 'published', publishedAt: past },
+  { slug: 'in-review', draft: false, published: true, status: 'review', publishedAt: past },
+  { slug: 'deleted', draft: false, published: true, status: 'published', publishedAt: past, deletedAt: past },
+  { slug: 'undated', draft: false, published: true, status: 'published', publishedAt: null },
+  { slug: 'scheduled', draft: false, published: true, status: 'Published', publishedAt: SCHEDULED_AT },
+  { slug: 'Legacy-Case', draft: false, published: true, status: 'published', publishedAt: past - 2 * DAY }
+]
+const PUBLIC_NOW = ['null-flags', 'live', 'Legacy-Case']
+const HIDDEN_NOW = ROWS.map((row) => row.slug).filter((slug) => !PUBLIC_NOW.includes(slug))
+
+const slugsOf = (response: TestResponse): string[] => (response.json() as Array<{ slug: string }>).map((post) => post.slug)
+
+/** The headers a 404 of a hidden post and of a missing one must share: all but the per-request ones. */
+function sameAnswer (hidden: TestResponse, missing: TestResponse): void {
+  const strip = (headers: TestResponse['headers']): Record<string, unknown> => {
+    const { date: _date, 'x-request-id': _id, ...rest } = headers
+    return rest
+  }
+  assert.equal(hidden.status, missing.status)
+  assert.equal(hidden.text.replace('hidden-slug', 'SLUG'), missing.text.replace('missing-slug', 'SLUG'))
+  assert.deepEqual(strip(hidden.headers), strip(missing.headers))
+}
+
+/** Every page of `path` (limit 2), following `Link: rel=next`. */
+async function walkPages (base: string, path: string): Promise<string[]> {
+  const slugs: string[] = []
+  let next: string | undefined = `${path}?limit=2`
+  while (next !== undefined) {
+    const page = await get(base, next)
+    assert.equal(page.status, 200, page.text)
+    slugs.push(...slugsOf(page))
+    next = /<([^>]+)>;\s*rel="next"/.exec(String(page.headers.link ?? ''))?.[1]
+  }
+  return slugs
+}
+
+export function describePublishing (name: string, server: TestServer): void {
+  describe(`publishing rules on ${name}`, { skip: server.skip }, () => {
+    let database: TestDatabase
+    before(async () => {
+      database = await server.create()
+      await createTable(database, ROWS)
+    })
+    after(async () => { await database?.drop() })
+
+    test('by default every row is served, and the start-up log says once what PUBLISHED_ONLY would hide', async () => {
+      const tiers = await startPublishingTiers(database, { publishedOnly: false, clock: createClock(NOW) })
+      try {
+        for (const [base, path] of [[tiers.front.url, '/api/blog'], [tiers.posts.url, '/api/posts']] as const) {
+          assert.deepEqual(slugsOf(await get(base, path)).sort(), ROWS.map((row) => row.slug).sort())
+        }
+        assert.equal((await get(tiers.posts.url, '/api/post/a-draft')).status, 200)
+        const { logger, lines } = logSink('info')
+        await reportPublishing(tiers.store, { publishedOnly: false, slugPattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/ }, logger)
+        const warnings = lines.filter((line) => line.level === 40)
+        const rule = warnings.filter((line) => /PUBLISHED_ONLY/.test(line.msg ?? ''))
+        assert.equal(rule.length, 1, JSON.stringify(lines))
+        assert.match(rule[0]?.msg ?? '', new RegExp(`would hide ${HIDDEN_NOW.length} rows by published_at, draft, published, status, deleted_at`))
+        const slugs = warnings.filter((line) => /SLUG_PATTERN/.test(line.msg ?? ''))
+        assert.equal(slugs.length, 1)
+        assert.match(slugs[0]?.msg ?? '', /^1 row of posts has a slug the front refuses \(SLUG_PATTERN /)
+      } finally {
+        await tiers.close()
+      }
+    })
+
+    test('PUBLISHED_ONLY hides unpublished rows from every read of both tiers, a hidden post exactly a missing one', async () => {
+      const tiers = await startPublishingTiers(database, { publishedOnly: true, clock: createClock(NOW) })
+      try {
+        assert.deepEqual(slugsOf(await get(tiers.front.url, '/api/blog')), PUBLIC_NOW)
+        assert.deepEqual(slugsOf(await get(tiers.posts.url, '/api/posts')), PUBLIC_NOW)
+        assert.deepEqual(slugsOf(await get(tiers.posts.url, '/api/posts?fields=slug,title')), PUBLIC_NOW)
+        assert.deepEqual(await walkPages(tiers.posts.url, '/api/posts'), PUBLIC_NOW)
+        assert.deepEqual(await walkPages(tiers.front.url, '/api/blog'), PUBLIC_NOW)
+        const keyed = await get(tiers.posts.url, KEYED_LIST_PATH)
+        assert.deepEqual(keyed.text.trimEnd().split('\n').map((line) => JSON.parse(line.slice(line.indexOf(' ') + 1)).slug), PUBLIC_NOW)
+        for (const slug of HIDDEN_NOW.filter((s) => s !== 'Legacy-Case')) {
+          for (const [base, path] of [[tiers.front.url, '/api/blog/'], [tiers.posts.url, '/api/post/']] as const) {
+            const hidden = await get(base, path + slug)
+            assertProblem(hidden, 'post-not-found')
+            // A missing slug of the same length, so that no header differs by a length.
+            const missing = await get(base, path + 'x'.repeat(slug.length))
+            const relabel = (r: TestResponse): TestResponse => ({ ...r, text: r.text.replaceAll(slug, 'hidden-slug').replaceAll('x'.repeat(slug.length), 'missing-slug') })
+            sameAnswer(relabel(hidden), relabel(missing))
+          }
+        }
+        assert.equal((await get(tiers.front.url, '/api/blog/live')).status, 200)
+        const { logger, lines } = logSink('info')
+        await reportPublishing(tiers.store, { publishedOnly: true, slugPattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/ }, logger)
+        const rule = lines.filter((line) => /PUBLISHED_ONLY/.test(line.msg ?? ''))
+        assert.equal(rule.length, 1)
+        assert.match(rule[0]?.msg ?? '', /deciding columns published_at, draft, published, status, deleted_at; 6 rows hidden now/)
+      } finally {
+        await tiers.close()
+      }
+    })
+  })
+}
