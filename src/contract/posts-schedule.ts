@@ -2,9 +2,20 @@
 // may end with `~` and the next scheduled instant in ms since the epoch: the instant at which a
 // post hidden by its date becomes public, so the version moves then with no write to the store.
 // Each tier caps its `Cache-Control` max-age at the seconds left until that instant, so no cache
-// downstream keeps an answer past it.
+// downstream keeps an answer past it. A store without change tracking has no version: the post
+// API then names the instant in SCHEDULED_HEADER, on every answer it applies to.
 
 const SEPARATOR = '~'
+
+/** Response header of the post API: the next scheduled instant, in ms since the epoch (absent: none). */
+export const SCHEDULED_HEADER = 'posts-scheduled-at'
+
+/** The instant a SCHEDULED_HEADER value names, or undefined. */
+export function scheduledInstantIn (header: string | string[] | undefined): number | undefined {
+  if (typeof header !== 'string' || !/^\d{1,16}$/.test(header)) return undefined
+  const instant = Number(header)
+  return Number.isSafeInteger(instant) ? instant : undefined
+}
 
 /** `token` labelled with `instantMs` (undefined: nothing is scheduled, the token as it is). */
 export function withScheduledInstant (token: string, instantMs: number | undefined): string {

@@ -14,7 +14,7 @@ import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
-import { capMaxAge, scheduledInstantOf } from '../contract/posts-schedule.js'
+import { capMaxAge, SCHEDULED_HEADER, scheduledInstantOf } from '../contract/posts-schedule.js'
 import { ProblemError } from '../contract/problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
@@ -74,8 +74,15 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     if (version !== undefined) reply.header(POSTS_VERSION_HEADER, version)
   }
 
-  /** No cache keeps an answer past the next scheduled instant its version names. */
-  const cacheControlFor = (version: string | undefined): string => capMaxAge(cacheControl, scheduledInstantOf(version), now())
+  /**
+   * The `Cache-Control` of an answer read under `version`: no cache keeps it past the next
+   * scheduled instant, which the version names, or (a store without versions) a read names.
+   */
+  async function cacheControlFor (reply: FastifyReply, version: string | undefined): Promise<string> {
+    const instant = version === undefined ? await read(async () => await givenStore.readNextScheduledInstant?.()) : scheduledInstantOf(version)
+    if (instant !== undefined) reply.header(SCHEDULED_HEADER, String(instant))
+    return capMaxAge(cacheControl, instant, now())
+  }
 
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const query = parseListQuery(request.url)
@@ -83,11 +90,11 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     labelVersion(reply, version)
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
-      return await sendRepresentation(request, reply, list.representation, cacheControlFor(version))
+      return await sendRepresentation(request, reply, list.representation, await cacheControlFor(reply, version))
     }
     // A store failure after this point can only cut the response short (the socket is
     // destroyed, so the client sees an incomplete body, never a complete-looking one).
-    return await sendConditional(request, reply, { etag: list.etag, cacheControl: cacheControlFor(version) }, async () =>
+    return await sendConditional(request, reply, { etag: list.etag, cacheControl: await cacheControlFor(reply, version) }, async () =>
       reply.header('content-type', JSON_CONTENT_TYPE).send(await read(() => bodies.streamList(query))))
   }
 
@@ -99,7 +106,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
-    return await sendRepresentation(request, reply, post, cacheControlFor(version))
+    return await sendRepresentation(request, reply, post, await cacheControlFor(reply, version))
   }
 
   /** The version of the posts now (null: the store cannot tell), read after the request arrived. */

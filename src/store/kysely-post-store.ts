@@ -124,6 +124,10 @@ export class KyselyPostStore implements PostStore {
     return next === null || next === undefined ? undefined : Number(next)
   }
 
+  async readNextScheduledInstant (): Promise<number | undefined> {
+    return this.#applied?.scheduled === undefined ? undefined : await this.#readNextInstant(this.#now())
+  }
+
   /** The deciding columns and the rows the rule hides now, whether or not the reads apply it (the start-up log). */
   async readPublishingState (): Promise<PublishingState> {
     const { columns } = this.#rule

@@ -74,6 +74,11 @@ export interface PostStore {
    * moves when that instant passes (src/publishing/schedule.ts).
    */
   readPublishingState? (): Promise<PublishingState>
+  /**
+   * The next scheduled instant (ms since the epoch) under PUBLISHED_ONLY, read now; undefined when
+   * none, or when the rule is off. For stores without change tracking, whose token cannot carry it.
+   */
+  readNextScheduledInstant? (): Promise<number | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */
   readonly tracksChanges: boolean
   /** The pool's connections now, for the metrics; undefined where there is no pool (SQLite). */

@@ -1,6 +1,7 @@
 // One suite, run against every store: the publishing rule through both tiers over a real table
 // holding drafts, unpublished, in-review, deleted, undated and scheduled rows.
 import assert from 'node:assert/strict'
+import fc from 'fast-check'
 import { after, before, describe, test } from 'node:test'
 import { KEYED_LIST_PATH } from '../../src/contract/keyed-list.js'
 import { reportPublishing } from '../../src/publishing/startup-report.js'
@@ -8,7 +9,7 @@ import type { TestDatabase, TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { logSink } from '../helpers/log-sink.js'
 import { assertProblem } from '../helpers/problem.js'
-import { createClock, createTable, startPublishingTiers, type Row } from './publishing-fixture.js'
+import { createClock, createTable, insertRows, isPublic, startPublishingTiers, type Row } from './publishing-fixture.js'
 
 export const NOW = Date.parse('2025-06-01T12:00:00.000Z')
 const HOUR = 3_600_000
@@ -56,7 +57,27 @@ async function walkPages (base: string, path: string): Promise<string[]> {
   return slugs
 }
 
-export function describePublishing (name: string, server: TestServer): void {
+const maxAgeOf = (response: TestResponse): number | undefined => {
+  const match = /max-age=(\d+)/.exec(String(response.headers['cache-control']))
+  return match === null ? undefined : Number(match[1])
+}
+
+const MINUTE = 60_000
+const PROPERTY_SLUGS = ['alpha', 'bravo', 'charlie', 'delta', 'echo']
+
+/** Rows with random drafts, statuses and dates around NOW (past, future, none). */
+const rowsArbitrary = fc.uniqueArray(fc.record({
+  slug: fc.constantFrom(...PROPERTY_SLUGS),
+  draft: fc.constantFrom(null, true, false),
+  status: fc.constantFrom('published', 'Published', 'draft'),
+  publishedAt: fc.option(fc.integer({ min: -3, max: 3 }).map((minutes) => NOW + minutes * MINUTE), { nil: null })
+}), { selector: (row) => row.slug, maxLength: PROPERTY_SLUGS.length })
+
+/** Clock times around NOW, in order: a clock moves forward. */
+const timesArbitrary = fc.array(fc.integer({ min: -4 * MINUTE, max: 4 * MINUTE }), { minLength: 1, maxLength: 4 })
+  .map((offsets) => offsets.sort((a, b) => a - b).map((offset) => NOW + offset))
+
+export function describePublishing (name: string, server: TestServer, { propertyRuns = 30 }: { propertyRuns?: number } = {}): void {
   describe(`publishing rules on ${name}`, { skip: server.skip }, () => {
     let database: TestDatabase
     before(async () => {
@@ -114,6 +135,63 @@ export function describePublishing (name: string, server: TestServer): void {
         assert.match(rule[0]?.msg ?? '', /deciding columns published_at, draft, published, status, deleted_at; 6 rows hidden now/)
       } finally {
         await tiers.close()
+      }
+    })
+
+    test('a scheduled post appears at its instant through both tiers with no write, and no max-age outlives the instant', async () => {
+      const clock = createClock(NOW)
+      const tiers = await startPublishingTiers(database, { publishedOnly: true, clock, cacheControl: 'public, max-age=86400' })
+      try {
+        const routes = [[tiers.front.url, '/api/blog', '/api/blog/scheduled'], [tiers.posts.url, '/api/posts', '/api/post/scheduled']] as const
+        for (const [at, visible, maxAge] of [[NOW, false, 3600], [SCHEDULED_AT - 1, false, 0], [SCHEDULED_AT, true, 86400]] as const) {
+          clock.set(at)
+          for (const [base, list, detail] of routes) {
+            // Twice: the second answer comes from what the first left held (bodies, copies).
+            for (let i = 0; i < 2; i++) {
+              const answer = await get(base, list)
+              assert.equal(slugsOf(answer).includes('scheduled'), visible, `${base}${list} at ${at - NOW} ms`)
+              assert.equal(maxAgeOf(answer), maxAge, `${base}${list} at ${at - NOW} ms`)
+              assert.equal(await walkPages(base, list).then((slugs) => slugs.includes('scheduled')), visible)
+              const post = await get(base, detail)
+              assert.equal(post.status, visible ? 200 : 404, `${base}${detail} at ${at - NOW} ms`)
+              if (visible) assert.equal(maxAgeOf(post), maxAge)
+            }
+          }
+        }
+      } finally {
+        await tiers.close()
+      }
+    })
+
+    test('property: no answer, held or not, ever holds a post the rule hides at the time of the answer', async () => {
+      const property = await server.create()
+      await createTable(property, [])
+      const clock = createClock(NOW)
+      const tiers = await startPublishingTiers(property, { publishedOnly: true, clock })
+      try {
+        await fc.assert(fc.asyncProperty(rowsArbitrary, timesArbitrary, async (generated, times) => {
+          const rows: Row[] = generated.map((row) => ({ ...row, published: true }))
+          await property.exec('DELETE FROM posts')
+          if (rows.length > 0) await property.exec(insertRows(property.location.dialect, rows))
+          for (const at of times) {
+            clock.set(at)
+            const expected = rows.filter((row) => isPublic(row, at)).map((row) => row.slug).sort()
+            for (const [base, list, detail] of [[tiers.front.url, '/api/blog', '/api/blog/'], [tiers.posts.url, '/api/posts', '/api/post/']] as const) {
+              for (let i = 0; i < 2; i++) {
+                const answer = await get(base, list)
+                // The front answers an empty list with a problem.
+                const served = answer.status === 200 ? slugsOf(answer).sort() : []
+                assert.deepEqual(served, expected, `${base}${list} at ${at - NOW} ms`)
+                for (const { slug } of rows) {
+                  assert.equal((await get(base, detail + slug)).status, expected.includes(slug) ? 200 : 404, `${base}${detail}${slug} at ${at - NOW} ms`)
+                }
+              }
+            }
+          }
+        }), { numRuns: propertyRuns })
+      } finally {
+        await tiers.close()
+        await property.drop()
       }
     })
   })
