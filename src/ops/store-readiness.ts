@@ -10,9 +10,9 @@ const STORE_CHECK_TIMEOUT_MS = 1000
 
 /**
  * The post API's readiness: `posts` answers a query (store.probe) within a second, checked at
- * most once a second. Changes are logged: not ready at warn with the cause, ready again at info.
+ * most once a second (by `now`, the monotonic clock unless a test injects one). Changes are logged: not ready at warn with the cause, ready again at info.
  */
-export function createStoreReadiness (store: PostStore, logger?: Pick<Logger, 'warn' | 'info'>): ReadinessCheck {
+export function createStoreReadiness (store: PostStore, logger?: Pick<Logger, 'warn' | 'info'>, now?: () => number): ReadinessCheck {
   return createSharedCheck(async () => {
     try {
       await store.probe()
@@ -24,6 +24,7 @@ export function createStoreReadiness (store: PostStore, logger?: Pick<Logger, 'w
   }, {
     reuseMs: STORE_CHECK_REUSE_MS,
     timeoutMs: STORE_CHECK_TIMEOUT_MS,
+    now,
     onChange: (readiness) => {
       if (readiness.ready) logger?.info('ready: the post store answers again')
       else logger?.warn({ err: readiness.cause }, `not ready: ${readiness.reason}`)

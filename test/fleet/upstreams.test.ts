@@ -9,7 +9,6 @@ import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test, type TestContext } from 'node:test'
 import Database from 'better-sqlite3'
 import { runCli, startCli, type RunningCli } from '../helpers/cli.js'
@@ -85,6 +84,16 @@ async function takesLoad (postsApi: PostsApi, count: number): Promise<void> {
 
 const summary = (answers: Answer[]): string => JSON.stringify(tally(answers))
 
+/** Waits (without a fixed window) until the load has seen `count` answers in all. */
+async function answered (load: Load, count: number): Promise<void> {
+  await pollUntil(`${count} answers`, () => load.answers.length >= count, { withinMs: 20_000 })
+}
+
+/** Waits until the load has seen `count` answers that came `at` or later (ms since it started). */
+async function answeredSince (load: Load, at: number, count: number): Promise<void> {
+  await pollUntil(`${count} answers from ${at} ms`, () => between(load.answers, at).length >= count, { withinMs: 20_000 })
+}
+
 /** Every answer a 200 or one of the 502/503/504 problems for an upstream in trouble. */
 function assertOnlyMappedFailures (load: Load): void {
   assert.deepEqual(load.errors, [], 'no connection error or time-out at the front')
@@ -98,7 +107,7 @@ test('rolling restart: each of two post APIs SIGTERMed and started again in turn
   const load = startLoad(await startFrontOver(t, upstreams), PATHS, { connections: 8 })
   t.after(async () => { await load.stop() })
   startEditing(t)
-  await sleep(500)
+  await answered(load, 100)
   for (const [i, upstream] of upstreams.entries()) {
     assert.equal(await stop(upstream, 'SIGTERM'), 0, 'a post API drains and exits 0')
     const back = await startPostsApi(t, upstream.port)
@@ -106,7 +115,7 @@ test('rolling restart: each of two post APIs SIGTERMed and started again in turn
     // Back in rotation before the next one goes.
     await takesLoad(back, 20)
   }
-  await sleep(300)
+  await answered(load, load.answers.length + 100)
   await load.stop()
   t.diagnostic(`rolling restart: ${load.answers.length} requests, ${load.answers.filter((a) => a.status !== 200).length} failed, ${load.errors.length} connection errors`)
   assert.deepEqual(load.errors, [])
@@ -120,11 +129,10 @@ test('one of two post APIs SIGKILLed under load: all 200 from 1 s after; back, i
   t.after(async () => { await load.stop() })
   const [killed, survivor] = upstreams as [PostsApi, PostsApi]
   startEditing(t)
-  await sleep(500)
   await takesLoad(killed, 10)
   const killedAt = load.elapsed()
   await stop(killed, 'SIGKILL')
-  await sleep(2000)
+  await answeredSince(load, killedAt + 1000, 200)
   const back = await startPostsApi(t, killed.port)
   const backAt = load.elapsed()
   await takesLoad(back, 50)
@@ -139,18 +147,19 @@ test('one of two post APIs SIGKILLed under load: all 200 from 1 s after; back, i
   assert.ok(servedBack >= 50 && servedBySurvivor > 0)
 })
 
-test('a lone post API killed for 5 s and started again on its port: 502/503/504 meanwhile, all 200 from 1 s after it listens', { timeout: 40_000 }, async (t) => {
+test('a lone post API killed and started again on its port: 502/503/504 meanwhile, all 200 from 1 s after it listens', { timeout: 40_000 }, async (t) => {
   const postsApi = await startPostsApi(t)
   const load = startLoad(await startFrontOver(t, [postsApi]), PATHS, { connections: 8 })
   t.after(async () => { await load.stop() })
-  await sleep(500)
+  await answered(load, 100)
   const killedAt = load.elapsed()
   await stop(postsApi, 'SIGKILL')
-  await sleep(5000)
+  // Out for as long as 1,000 answers take: answered at once, that is well under a second.
+  await answeredSince(load, killedAt + 200, 1000)
   await startPostsApi(t, postsApi.port)
   // When it logged that it listens: a little after it did.
   const listeningAt = load.elapsed()
-  await sleep(2000)
+  await answeredSince(load, listeningAt + 1000, 200)
   await load.stop()
   const outage = between(load.answers, killedAt + 200, listeningAt)
   const afterReturn = between(load.answers, listeningAt)

@@ -3,7 +3,6 @@
 // upstreams in rotation.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { createSharedCheck, createUpstreamReadiness, READY, type Readiness } from '../../src/ops/health.js'
 import { createStoreReadiness } from '../../src/ops/store-readiness.js'
 import { StoreUnavailableError } from '../../src/store/store.js'
@@ -11,8 +10,6 @@ import { createCountingStore } from '../helpers/counting-store.js'
 import { logSink } from '../helpers/log-sink.js'
 
 const NOT_READY: Readiness = { ready: false, reason: 'down' }
-/** Past the store check's one-second reuse, with a margin for timers that fire early. */
-const REUSE_PASSED_MS = 1100
 
 test('a shared check: concurrent probes share one run, later ones reuse its result until it is old', async () => {
   let clock = 0
@@ -50,27 +47,26 @@ test('the store check: one query for a flood of probes; not ready on an outage, 
   let failure: Error | undefined
   const store = { ...createCountingStore([]), probe: async () => { probes++; if (failure !== undefined) throw failure } }
   const { logger, lines } = logSink('info')
-  const ready = createStoreReadiness(store, logger)
+  let clock = 0
+  const ready = createStoreReadiness(store, logger, () => clock)
   await Promise.all(Array.from({ length: 100 }, async () => assert.deepEqual(await ready(), READY)))
   assert.equal(probes, 1)
 
   failure = new StoreUnavailableError('the sqlite store failed to answer', { cause: new Error('no such table: posts') })
-  const down = async (): Promise<Readiness> => {
-    for (;;) {
-      const readiness = await ready()
-      if (!readiness.ready) return readiness
-      await sleep(50)
-    }
-  }
-  const readiness = await down()
+  clock = 999
+  assert.deepEqual(await ready(), READY, 'the last result, reused within the second')
+  assert.equal(probes, 1)
+  clock = 1000
+  const readiness = await ready()
   assert.deepEqual(readiness.ready ? undefined : readiness.reason, 'The post store is not answering.')
   failure = new TypeError('a defect')
-  await sleep(REUSE_PASSED_MS)
+  clock = 2000
   const defect = await ready()
   assert.deepEqual(defect.ready ? undefined : defect.reason, 'The post store failed to answer.')
   failure = undefined
-  await sleep(REUSE_PASSED_MS)
+  clock = 3000
   assert.deepEqual(await ready(), READY)
+  assert.equal(probes, 4)
   assert.deepEqual(lines.map((line) => [line.level, line.msg, line.err?.message]), [
     [40, 'not ready: The post store is not answering.', 'the sqlite store failed to answer: no such table: posts'],
     [30, 'ready: the post store answers again', undefined]
