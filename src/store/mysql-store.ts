@@ -8,6 +8,9 @@ import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
 import type { ColumnInfo, PoolStats } from './store.js'
 
+/** Column types holding bytes, never served. */
+const BINARY_TYPES = new Set(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'])
+
 /** MySQL/MariaDB BOOLEAN is TINYINT(1): read it as a boolean. */
 function typeCast (field: TypeCastField, next: TypeCastNext): unknown {
   if (field.type === 'TINY' && field.length === 1) {
@@ -80,7 +83,8 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
     // which only the table definition shows.
     const { rows: [definition] } = await sql<{ 'Create Table': string }>`SHOW CREATE TABLE posts`.execute(db)
     const jsonColumns = new Set([...(definition?.['Create Table'] ?? '').matchAll(JSON_VALID_CHECK)].map((m) => m[1]?.replaceAll('``', '`')))
-    return rows.map((r): ColumnInfo => ({ name: r.name, kind: jsonColumns.has(r.name) ? 'json' : 'value', type: r.type.toLowerCase(), collation: r.collation }))
+    const kindOf = (r: { name: string, type: string }): ColumnInfo['kind'] => jsonColumns.has(r.name) ? 'json' : BINARY_TYPES.has(r.type.toLowerCase()) ? 'binary' : 'value'
+    return rows.map((r): ColumnInfo => ({ name: r.name, kind: kindOf(r), type: r.type.toLowerCase(), collation: r.collation }))
   },
   // A DATETIME compared with text that is no date is a warning, not an error: nothing to map.
   isInvalidKey: () => false,

@@ -115,7 +115,7 @@ const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessi
       WHERE attrelid = to_regclass('posts') AND attnum > 0 AND NOT attisdropped
       ORDER BY attnum`.execute(db)
     // The driver parses json, jsonb and boolean itself.
-    return rows.map((r) => ({ name: r.name, kind: 'value', type: r.type }))
+    return rows.map((r) => ({ name: r.name, kind: r.type === 'bytea' ? 'binary' : 'value', type: r.type }))
   },
   isInvalidKey: (err) => err instanceof pg.DatabaseError && INVALID_VALUE_STATES.has(err.code ?? ''),
   newestFirst: sql`published_at DESC NULLS LAST`,

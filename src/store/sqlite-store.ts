@@ -10,11 +10,16 @@ import type { ColumnInfo, ColumnKind } from './store.js'
 /** How long a read waits for a writer's lock before failing (then 503). */
 const BUSY_TIMEOUT_MS = 2000
 
-/** SQLite has no JSON or boolean types: a column's declared type says how to read it. */
-function columnKind (declaredType: string): ColumnKind {
+/**
+ * SQLite has no JSON or boolean types: a column's declared type says how to read it. A view
+ * reports BLOB for every column it does not type, so only a table's BLOB column is binary (a
+ * view's bytes are still left out, by their value).
+ */
+function columnKind (declaredType: string, inTable: boolean): ColumnKind {
   const type = declaredType.toUpperCase()
   if (type.includes('JSON')) return 'json'
   if (type === 'BOOLEAN' || type === 'BOOL') return 'boolean'
+  if (inTable && type.includes('BLOB')) return 'binary'
   return 'value'
 }
 
@@ -42,7 +47,9 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
     isUnavailable,
     async describeColumns (db) {
       const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
-      return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type), type: r.type.toLowerCase() }))
+      const { rows: [object] } = await sql<{ type: string }>`SELECT type FROM sqlite_schema WHERE name = 'posts'`.execute(db)
+      const inTable = object?.type === 'table'
+      return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type, inTable), type: r.type.toLowerCase() }))
     },
     // Values keep their type in the cursor, and any text compares with any column: no error to map.
     isInvalidKey: () => false,

@@ -9,8 +9,8 @@ export type Post = { slug: string } & Record<string, JsonValue>
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql'
 
-/** How the normaliser must read a column the driver hands over as text or numbers. */
-export type ColumnKind = 'json' | 'boolean' | 'value'
+/** How the normaliser must read a column the driver hands over as text or numbers; `binary` is never served. */
+export type ColumnKind = 'json' | 'boolean' | 'binary' | 'value'
 
 export interface ColumnInfo {
   name: string

@@ -93,6 +93,14 @@ export function describePublishing (name: string, server: TestServer, { property
           assert.deepEqual(slugsOf(await get(base, path)).sort(), ROWS.map((row) => row.slug).sort())
         }
         assert.equal((await get(tiers.posts.url, '/api/post/a-draft')).status, 200)
+        // A binary column is absent from every post, whether it holds bytes or NULL: one shape.
+        for (const [base, path] of [[tiers.front.url, '/api/blog'], [tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog/null-flags'], [tiers.posts.url, '/api/post/live']] as const) {
+          const answer = await get(base, path)
+          assert.equal(answer.status, 200)
+          assert.doesNotMatch(answer.text, /"cover"/, `${base}${path}`)
+        }
+        assert.deepEqual(Object.keys((await get(tiers.posts.url, '/api/post/live')).json() as object).sort(),
+          ['deleted_at', 'draft', 'published', 'published_at', 'slug', 'status', 'title'])
         const { logger, lines } = logSink('info')
         await reportPublishing(tiers.store, { publishedOnly: false, slugPattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/ }, logger)
         const warnings = lines.filter((line) => line.level === 40)
