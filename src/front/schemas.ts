@@ -7,6 +7,8 @@ import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../contract/slug.js'
 export const FRONT_API_DOCS = {
   title: 'Blog Read API: front',
   description: 'The public API of the blog: its posts as JSON, read through the upstream post API. ' +
+    'With `PUBLISHED_ONLY` on the post API, drafts and scheduled, unpublished or deleted posts are absent from every answer (a hidden post is ' +
+    'the same 404 as a missing one), a scheduled post appears when its instant passes, and `Cache-Control` max-age never outlasts that instant. ' +
     'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
 }
 

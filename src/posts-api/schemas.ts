@@ -10,6 +10,7 @@ import { SLUG_MAX_LENGTH } from '../contract/slug.js'
 export const POSTS_API_DOCS = {
   title: 'Blog Read API: post API',
   description: 'The upstream post API: the rows of the `posts` table as JSON, read afresh from the store (a committed change shows in the next answer). ' +
+    'With `PUBLISHED_ONLY`, only the rows the publishing rule shows now (a hidden post is the same 404 as a missing one). Binary columns are never served. ' +
     'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
 }
 
@@ -19,7 +20,16 @@ const POSTS_VERSION = {
   pattern: VERSION_PATTERN.source,
   description: `The version of the posts this answer was read under: equal to what ${VERSION_PATH} answers later only if nothing ` +
     'was committed to `posts` in between. Opaque, and only comparable between answers of the same post API process. ' +
-    'Absent when the store does not track changes (MySQL/MariaDB).'
+    'Absent when the store does not track changes (MySQL/MariaDB). Under `PUBLISHED_ONLY` it ends with `~` and the next scheduled ' +
+    'instant (ms since the epoch) while a post is scheduled: it moves when that instant passes, with no write.'
+} as const
+
+/** Sent with a successful answer while a post is scheduled (src/contract/posts-schedule.ts). */
+const POSTS_SCHEDULED_AT = {
+  type: 'string',
+  pattern: '^\\d{1,16}$',
+  description: 'Under `PUBLISHED_ONLY`: the next instant (ms since the epoch) at which a scheduled post becomes public. ' +
+    '`Cache-Control` max-age is capped at the seconds left until it. Absent when no post is scheduled.'
 } as const
 
 export const POSTS_ROUTE_SCHEMAS = {
@@ -35,10 +45,10 @@ export const POSTS_ROUTE_SCHEMAS = {
     response: {
       200: {
         description: 'Every post, or the page (possibly none).',
-        headers: { ...successHeaders(false), Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION },
+        headers: { ...successHeaders(false), Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
         content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: POST_REF } } }
       },
-      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION } },
+      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
       ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   },
@@ -54,10 +64,10 @@ export const POSTS_ROUTE_SCHEMAS = {
     response: {
       200: {
         description: 'The post.',
-        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION },
+        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
         content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
       },
-      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION } },
+      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
       ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])
     }
   },
