@@ -19,6 +19,8 @@ import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
 import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstream-cache.js'
 import { capMaxAge } from '../contract/posts-schedule.js'
 import { watchScheduledInstant } from './scheduled-instant.js'
+import { previewIn } from '../contract/preview.js'
+import { relayPreview } from './preview-relay.js'
 import type { UpstreamClient } from './upstream/client.js'
 
 /** The settings the front reads, as the settings table gives them. */
@@ -94,7 +96,10 @@ export function buildFrontApp ({
   async function getPost (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const { slug } = request.params
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
-    const post = await cache.post(slug, parsePostQuery(request.url), request.id, () => answerable(request))
+    const query = parsePostQuery(request.url)
+    const token = previewIn(request.url)
+    if (token !== undefined) return await relayPreview(upstream, request, reply, { slug, query, token, maxBytes: maxPostBytes })
+    const post = await cache.post(slug, query, request.id, () => answerable(request))
     if (post.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     flagStale(reply, post.stale)
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())

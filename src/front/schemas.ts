@@ -1,7 +1,7 @@
 // The front's routes as schemas, for its OpenAPI document (src/http/docs/api-docs.ts). Documentation only:
 // the handlers check the slug themselves and send the upstream's bytes (src/http/docs/route-schemas.ts).
 import { problemResponses, type ProblemResponseOptions } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../contract/slug.js'
 
 export const FRONT_API_DOCS = {
@@ -51,7 +51,7 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
       description: 'The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream\'s post, byte for byte. ' +
         '`fields` keeps only those columns.',
       tags: ['posts'],
-      querystring: POST_QUERY,
+      querystring: PREVIEW_POST_QUERY,
       params: slugParams(slug.source, `\`SLUG_PATTERN\`${slug.flags === '' ? '' : ` (flags \`${slug.flags}\`)`}, at most ${SLUG_MAX_LENGTH} characters, never \`.\` nor \`..\`, checked after percent-decoding.`),
       headers: REQUEST_HEADERS,
       response: {

@@ -14,12 +14,14 @@ import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
+import { previewIn } from '../contract/preview.js'
 import { capMaxAge, SCHEDULED_HEADER, scheduledInstantOf } from '../contract/posts-schedule.js'
 import { ProblemError } from '../contract/problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
+import { createPreviewReader } from './preview-route.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 
 export interface PostsAppOptions extends TierOperationsOptions {
@@ -30,6 +32,8 @@ export interface PostsAppOptions extends TierOperationsOptions {
   server: ServerOptions
   /** Serve /openapi.json and /docs (the default). */
   apiDocs?: boolean
+  /** PREVIEW_SECRET: `?preview=TOKEN` on the detail route shows a post whatever the publishing rule says (unset: a 400). */
+  previewSecret?: string
   /** The clock that caps `Cache-Control` at the next scheduled instant (injected in tests; the store's clock decides what is published). */
   now?: () => number
 }
@@ -37,7 +41,7 @@ export interface PostsAppOptions extends TierOperationsOptions {
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, now = Date.now }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, now = Date.now, previewSecret }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -103,6 +107,8 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     // Not the front's pattern: this tier serves whatever slugs the table holds.
     if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
     const query = parsePostQuery(request.url)
+    const preview = previewIn(request.url)
+    if (preview !== undefined) return await previews.serve(request, reply, slug, query, preview)
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
@@ -129,6 +135,8 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const stream = await read(() => bodies.streamKeyed(shape))
     return await reply.header('cache-control', 'no-store').header('content-type', KEYED_LIST_CONTENT_TYPE).send(stream)
   }
+
+  const previews = createPreviewReader({ store: givenStore, secret: previewSecret, now, read, version: async () => await read(() => bodies.version()), labelVersion })
 
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.

@@ -2,7 +2,7 @@
 // only: the handlers check the slug themselves and send bodies built from the rows as they are
 // (src/http/docs/route-schemas.ts).
 import { problemResponses } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { KEYED_LIST_CONTENT_TYPE } from '../contract/keyed-list.js'
 import { VERSION_PATH, VERSION_PATTERN } from '../contract/posts-version.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
@@ -57,7 +57,7 @@ export const POSTS_ROUTE_SCHEMAS = {
     summary: 'The row whose `slug` is this one',
     description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation); `fields` keeps only those columns.',
     tags: ['posts'],
-    querystring: POST_QUERY,
+    querystring: PREVIEW_POST_QUERY,
     // No control characters (nor lone surrogates, which a pattern cannot say): anything a store can hold.
     params: slugParams('^[^\\u0000-\\u001f\\u007f]+$', `Any slug the table may hold: 1 to ${SLUG_MAX_LENGTH} characters, no control characters.`),
     headers: REQUEST_HEADERS,

@@ -45,6 +45,9 @@ export const onOff = z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).
 /** 'true' → true, 'false' → false. */
 export const trueFalse = z.enum(['true', 'false'], { error: "expected 'true' or 'false'" }).transform((value) => value === 'true')
 
+/** A key: at least 32 characters, so that it cannot be guessed. */
+export const secret = z.string().min(32, 'expected at least 32 characters')
+
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
   { error: 'expected fatal, error, warn, info, debug, trace or silent' })
 

@@ -79,6 +79,8 @@ export interface PostStore {
    * none, or when the rule is off. For stores without change tracking, whose token cannot carry it.
    */
   readNextScheduledInstant? (): Promise<number | undefined>
+  /** As findPostBySlug, whatever the publishing rule says (a preview). */
+  findAnyPostBySlug? (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */
   readonly tracksChanges: boolean
   /** The pool's connections now, for the metrics; undefined where there is no pool (SQLite). */

@@ -90,14 +90,15 @@ export interface PublishingTiers {
 }
 
 /** Both tiers over `database`, the store opened as `posts-api` opens it, every part on `clock`. */
-export async function startPublishingTiers (database: TestDatabase, { publishedOnly, clock, cacheControl = 'no-cache' }: {
+export async function startPublishingTiers (database: TestDatabase, { publishedOnly, clock, cacheControl = 'no-cache', previewSecret }: {
   publishedOnly: boolean
   clock: Clock
   cacheControl?: string
+  previewSecret?: string
 }): Promise<PublishingTiers> {
   const store = await openTestStore(database.location, { publishing: { publishedOnly, now: clock.now } })
   await store.checkSchema()
-  const config = testConfig({ CACHE_CONTROL: cacheControl })
+  const config = testConfig({ CACHE_CONTROL: cacheControl, ...(previewSecret === undefined ? {} : { PREVIEW_SECRET: previewSecret }) })
   const posts = await listen(buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, now: clock.now })))
   const front = await startFront(new URL(posts.url), { cacheControl, now: clock.now })
   return {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { after, before, describe, test } from 'node:test'
 import { KEYED_LIST_PATH } from '../../src/contract/keyed-list.js'
+import { mintPreviewToken } from '../../src/publishing/preview-token.js'
 import { reportPublishing } from '../../src/publishing/startup-report.js'
 import type { TestDatabase, TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
@@ -168,6 +169,52 @@ export function describePublishing (name: string, server: TestServer, { property
         }
       } finally {
         await tiers.close()
+      }
+    })
+
+    test('previews: a valid token shows a hidden post, private and never held; a bad token is the missing post\'s 404; no secret, a 400', async () => {
+      const secret = 'a-preview-secret-of-at-least-32-characters'
+      const clock = createClock(NOW)
+      const tiers = await startPublishingTiers(database, { publishedOnly: true, clock, previewSecret: secret, cacheControl: 'public, max-age=60' })
+      const routes = [[tiers.front.url, '/api/blog/'], [tiers.posts.url, '/api/post/']] as const
+      try {
+        const token = mintPreviewToken(secret, 'a-draft', NOW + HOUR)
+        for (const [base, path] of routes) {
+          const preview = await get(base, `${path}a-draft?preview=${token}`)
+          assert.equal(preview.status, 200, preview.text)
+          assert.equal((preview.json() as { slug: string }).slug, 'a-draft')
+          assert.equal(preview.headers['cache-control'], 'private, no-store')
+          // Never held: the public route still hides it, and a public post previewed leaves no private copy behind.
+          assertProblem(await get(base, `${path}a-draft`), 'post-not-found')
+          assert.equal((await get(base, `${path}live?preview=${mintPreviewToken(secret, 'live', NOW + HOUR)}`)).headers['cache-control'], 'private, no-store')
+          assert.equal((await get(base, `${path}live`)).headers['cache-control'], 'public, max-age=60')
+          const bad = {
+            forged: `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`,
+            expired: mintPreviewToken(secret, 'a-draft', NOW - 1000),
+            'another slug': mintPreviewToken(secret, 'live', NOW + HOUR),
+            'another secret': mintPreviewToken(`${secret}!`, 'a-draft', NOW + HOUR),
+            empty: ''
+          }
+          for (const [name, forged] of Object.entries(bad)) {
+            const refused = await get(base, `${path}a-draft?preview=${forged}`)
+            assertProblem(refused, 'post-not-found')
+            sameAnswer(refused, await get(base, `${path}xxxxxxx`))
+            assert.equal(refused.status, 404, name)
+          }
+        }
+        // The token expires by the post API's clock.
+        clock.set(NOW + HOUR)
+        assertProblem(await get(tiers.front.url, `/api/blog/a-draft?preview=${token}`), 'post-not-found')
+      } finally {
+        await tiers.close()
+      }
+      const without = await startPublishingTiers(database, { publishedOnly: true, clock: createClock(NOW) })
+      try {
+        for (const [base, path] of [[without.front.url, '/api/blog/'], [without.posts.url, '/api/post/']] as const) {
+          assertProblem(await get(base, `${path}a-draft?preview=${mintPreviewToken(secret, 'a-draft', NOW + HOUR)}`), 'invalid-query')
+        }
+      } finally {
+        await without.close()
       }
     })
 
