@@ -155,11 +155,11 @@ async function withClient<T> (url: string, use: (client: pg.Client) => Promise<T
 }
 
 /**
- * The PostgreSQL database `blog_bench_<N>` on `serverUrl`'s server, reused when its comment (the
- * marker, written last) names this generator and N and it holds N rows; otherwise rebuilt.
+ * The PostgreSQL database `name` (default `blog_bench_<N>`) on `serverUrl`'s server, reused when
+ * its comment (the marker, written last) names this generator and N and it holds N rows;
+ * otherwise rebuilt.
  */
-export async function preparePostgresDataset (n: number, cli: string, serverUrl: string, env = process.env): Promise<string> {
-  const name = `blog_bench_${n}`
+export async function preparePostgresDataset (n: number, cli: string, serverUrl: string, env = process.env, name = `blog_bench_${n}`): Promise<string> {
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
   const marker = `blog-read-api bench dataset: generator ${GENERATOR_VERSION}, ${n} posts`

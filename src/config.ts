@@ -24,6 +24,8 @@ export interface Config {
   readonly server: ServerOptions
   /** Store pool bounds (PostgreSQL, MySQL). */
   readonly storeLimits: StoreLimits
+  /** Store reads building answers at once, per post API process (src/posts-api/store-gate.ts). */
+  readonly storeConcurrency: number
   /** When the front takes an upstream out of rotation, and how it watches for its return. */
   readonly upstreamHealth: UpstreamHealthSettings
   /** Seconds a front copy may be served, flagged, when the upstream fails (0: never). */
@@ -145,6 +147,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
       statementTimeoutMs: value.DB_STATEMENT_TIMEOUT_MS,
       preparedStatements: value.DB_PREPARED_STATEMENTS
     },
+    storeConcurrency: value.STORE_CONCURRENCY,
     upstreamHealth: { ejectFailures: value.UPSTREAM_EJECT_FAILURES, probeIntervalMs: value.UPSTREAM_PROBE_INTERVAL_MS },
     staleIfErrorS: value.STALE_IF_ERROR_S,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,

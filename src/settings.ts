@@ -276,6 +276,14 @@ export const SETTINGS = {
     doc: 'Longest statement (PostgreSQL `statement_timeout`, set per transaction; MariaDB `max_statement_time`, MySQL `max_execution_time`); then 503. On PostgreSQL, a query without any answer within `DB_CONNECT_TIMEOUT_MS` + `DB_STATEMENT_TIMEOUT_MS` (waiting in a pooler\'s queue, say) is abandoned and its connection closed; then 503 too.',
     schema: milliseconds(1),
     readBy: STORE
+  },
+  STORE_CONCURRENCY: {
+    value: 'N',
+    default: '10',
+    help: 'post API: store reads that build answers at once, per process; the next wait up to 1 s (at most 4 per read), then 503',
+    doc: 'Post API: store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
+    schema: count(1, 1000),
+    readBy: POSTS
   }
 } as const satisfies Record<string, Setting>
 

@@ -23,6 +23,8 @@ import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store
 import { createPostBodies } from './post-bodies.js'
 import { createPreviewReader } from './preview-route.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
+import { createStoreGate, storeBusyProblem } from './store-gate.js'
+import type { Timers } from '../sync/timers.js'
 
 export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
@@ -32,6 +34,10 @@ export interface PostsAppOptions extends TierOperationsOptions {
   server: ServerOptions
   /** Serve /openapi.json and /docs (the default). */
   apiDocs?: boolean
+  /** Store reads that build answers at once (STORE_CONCURRENCY); the next ones wait briefly, then 503. Undefined: no bound. */
+  storeConcurrency?: number
+  /** The timers of that wait (tests move them by hand). */
+  timers?: Pick<Timers, 'setTimeout'>
   /** PREVIEW_SECRET: `?preview=TOKEN` on the detail route shows a post whatever the publishing rule says (unset: a 400). */
   previewSecret?: string
   /** The clock that caps `Cache-Control` at the next scheduled instant (injected in tests; the store's clock decides what is published). */
@@ -41,7 +47,7 @@ export interface PostsAppOptions extends TierOperationsOptions {
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, now = Date.now, previewSecret }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -54,7 +60,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
   })
-  const bodies = createPostBodies(store, undefined, measured?.body)
+  const bodies = createPostBodies(store, undefined, measured?.body, storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers))
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
@@ -65,6 +71,9 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     } catch (err) {
       // The table cannot answer this query (an unknown column, no tags): the client's mistake.
       if (err instanceof StoreQueryError) throw invalidQuery(err.message)
+      // No turn for a store read: this process is busy, not the store.
+      const busy = storeBusyProblem(err)
+      if (busy !== undefined) throw busy
       if (!(err instanceof StoreUnavailableError)) throw err
       consecutiveFailures++
       throw new ProblemError('store-unavailable', 'The post store is not answering; try again shortly.', {

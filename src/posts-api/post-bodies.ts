@@ -13,6 +13,7 @@ import { resumedStream } from '../lib/resumed-stream.js'
 import type { ListShape } from '../contract/keyed-list.js'
 import type { KeyedPost, Post, PostStore } from '../store/store.js'
 import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
+import type { ConcurrencyGate } from '../lib/concurrency-gate.js'
 
 /** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
@@ -74,7 +75,12 @@ const sizeOfList = (list: ListBody): number => list.kind === 'whole' ? sizeOfBod
 /** Told of each body a request gets: `built` for it from the store, or reused (src/ops/store-metrics.ts). */
 export type BodyObserver = (kind: 'post' | 'list', built: boolean) => void
 
-export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT, onBody?: BodyObserver): PostBodies {
+/**
+ * `gate`: what every store read that builds an answer (never the change-token read, never an
+ * answer built already) takes a turn of (src/posts-api/store-gate.ts); undefined: no bound.
+ */
+export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT, onBody?: BodyObserver, gate?: ConcurrencyGate): PostBodies {
+  const gated = async <T>(read: () => Promise<T>): Promise<T> => gate === undefined ? await read() : await gate.run(read)
   let current: Generation | undefined
   // Concurrent requests share one token read that started after they arrived: on PostgreSQL
   // this turns a query per request into a query per round trip, freshness unchanged.
@@ -127,14 +133,14 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       const token = await readChangeToken()
       if (token === undefined) {
         onBody?.('post', true)
-        return { body: await buildPost(slug, query), version: undefined }
+        return { body: await gated(() => buildPost(slug, query)), version: undefined }
       }
       let built = false
       const generation = generationFor(token)
       // A slug never holds a control character (the route refuses them): the key is unambiguous.
       const body = generation.posts.get(`${slug}\n${canonicalSearch(query)}`, () => {
         built = true
-        return buildPost(slug, query)
+        return gated(() => buildPost(slug, query))
       })
       onBody?.('post', built)
       return { body: await body, version: generation.version }
@@ -144,7 +150,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       store.checkQuery(query)
       const { limit } = query
       const token = await readChangeToken()
-      const build = (): Promise<ListBody> => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit })
+      const build = (): Promise<ListBody> => gated(() => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit }))
       if (token === undefined) {
         onBody?.('list', true)
         return { body: await build(), version: undefined }
@@ -164,12 +170,14 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       return token === undefined ? undefined : generationFor(token).version
     },
 
+    // A stream holds its turn until its first rows are read; then its pace is its client's (on
+    // PostgreSQL and MySQL, on a connection of its own).
     async streamList (query = {}) {
-      return await streamed(serialise(store.streamPosts(query)))
+      return await gated(() => streamed(serialise(store.streamPosts(query))))
     },
 
     async streamKeyed (shape) {
-      return await streamed(keyedLines(store.streamKeyedPosts(shape)))
+      return await gated(() => streamed(keyedLines(store.streamKeyedPosts(shape))))
     },
 
     get cached () {

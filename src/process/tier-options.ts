@@ -20,6 +20,6 @@ export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, Fr
   return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, server, ...BODY_LIMITS, ...parts }
 }
 
-export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'previewSecret'>): PostsAppOptions {
-  return { cacheControl: config.cacheControl, server: config.server, previewSecret: config.previewSecret, ...parts }
+export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret'>): PostsAppOptions {
+  return { cacheControl: config.cacheControl, server: config.server, storeConcurrency: config.storeConcurrency, previewSecret: config.previewSecret, ...parts }
 }

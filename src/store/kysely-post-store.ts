@@ -4,6 +4,7 @@ import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
 import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
+import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
   type ColumnInfo, type Dialect, type KeyedPost, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
@@ -70,6 +71,7 @@ export class KyselyPostStore implements PostStore {
   readonly #spec: DialectSpec
   #normalise: RowNormaliser = createRowNormaliser([])
   #hasPublishedAt = false
+  #isSortValue: SortValueCheck = () => false
   #slugKey: RawBuilder<unknown>
   #tagCondition: ((tag: string) => RawBuilder<boolean>) | undefined
   #tracksChanges = false
@@ -96,7 +98,9 @@ export class KyselyPostStore implements PostStore {
     if (columns.length === 0) throw new StoreSchemaError('the database has no `posts` table (run `blog-read-api migrate` to create the default one)')
     if (!columns.some((c) => c.name === 'slug')) throw new StoreSchemaError('the `posts` table has no `slug` column')
     this.#normalise = createRowNormaliser(columns)
-    this.#hasPublishedAt = columns.some((c) => c.name === 'published_at')
+    const publishedAt = columns.find((c) => c.name === 'published_at')
+    this.#hasPublishedAt = publishedAt !== undefined
+    if (publishedAt !== undefined) this.#isSortValue = sortValueCheck(this.dialect, publishedAt)
     this.#slugKey = this.#spec.slugKey(columns.find((c) => c.name === 'slug') as ColumnInfo)
     const tags = columns.find((c) => c.name === 'tags')
     this.#tagCondition = tags === undefined ? undefined : this.#spec.tagCondition(tags)
@@ -151,6 +155,8 @@ export class KyselyPostStore implements PostStore {
     }
     // A cursor of a list ordered otherwise (with or without dates) cannot say where to resume.
     if (after !== undefined && (after.publishedAt !== undefined) !== this.#hasPublishedAt) throw new StoreQueryError(QUERY_DETAILS.after)
+    // A cursor is client input: its published_at must be one this column could have given.
+    if (after?.publishedAt != null && !this.#isSortValue(after.publishedAt)) throw new StoreQueryError(QUERY_DETAILS.after)
   }
 
   /**

@@ -50,11 +50,12 @@ const OUTAGE_CLASSES = new Set(['08', '53', '57', '58'])
  */
 const OUTAGE_STATES = new Set(['42P01', '42703', '3D000', '55000', '28000', '28P01', '40001'])
 /**
- * A cursor's published_at that the column's type cannot read: invalid text representation,
- * datetime format or field overflow, numeric value out of range, invalid time zone displacement,
- * a character the encoding lacks.
+ * A cursor's published_at that the column's type cannot read: any data exception (SQLSTATE class
+ * 22: invalid text representation, datetime format or field overflow, an unknown time zone…).
+ * The cursor's grammar (sort-key-values.ts) refuses such values first for the types it knows;
+ * this covers a column of any other type.
  */
-const INVALID_VALUE_STATES = new Set(['22P02', '22007', '22008', '22003', '22009', '22021'])
+const isDataException = (state: string | undefined): boolean => state?.startsWith('22') === true
 /**
  * node-postgres's own errors for a connection that died, none within connectionTimeoutMillis,
  * or no answer within a query's query_timeout (QueryBounds).
@@ -117,7 +118,7 @@ const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessi
     // The driver parses json, jsonb and boolean itself.
     return rows.map((r) => ({ name: r.name, kind: r.type === 'bytea' ? 'binary' : 'value', type: r.type }))
   },
-  isInvalidKey: (err) => err instanceof pg.DatabaseError && INVALID_VALUE_STATES.has(err.code ?? ''),
+  isInvalidKey: (err) => err instanceof pg.DatabaseError && isDataException(err.code),
   newestFirst: sql`published_at DESC NULLS LAST`,
   // As the default table's index has it (any column collation orders otherwise).
   slugKey: () => sql`slug COLLATE "C"`,

@@ -145,7 +145,8 @@ describe('the settings table', () => {
     DB_POOL_SIZE: '7',
     DB_CONNECT_TIMEOUT_MS: '1234',
     DB_PREPARED_STATEMENTS: 'on',
-    DB_STATEMENT_TIMEOUT_MS: '1234'
+    DB_STATEMENT_TIMEOUT_MS: '1234',
+    STORE_CONCURRENCY: '7'
   }
 
   test('every setting reaches the Config: as an environment variable, and as a flag that wins over it', () => {
