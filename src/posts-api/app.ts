@@ -60,7 +60,10 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
   })
-  const bodies = createPostBodies(store, undefined, measured?.body, storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers))
+  const gate = storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers)
+  const bodies = createPostBodies(store, undefined, measured?.body, gate)
+  /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
+  const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
@@ -92,6 +95,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
    * scheduled instant, which the version names, or (a store without versions) a read names.
    */
   async function cacheControlFor (reply: FastifyReply, version: string | undefined): Promise<string> {
+    // Like the change token, whose place it takes here, this read takes no turn of the gate.
     const instant = version === undefined ? await read(async () => await givenStore.readNextScheduledInstant?.()) : scheduledInstantOf(version)
     if (instant !== undefined) reply.header(SCHEDULED_HEADER, String(instant))
     return capMaxAge(cacheControl, instant, now())
@@ -145,7 +149,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     return await reply.header('cache-control', 'no-store').header('content-type', KEYED_LIST_CONTENT_TYPE).send(stream)
   }
 
-  const previews = createPreviewReader({ store: givenStore, secret: previewSecret, now, read, version: async () => await read(() => bodies.version()), labelVersion })
+  const previews = createPreviewReader({ store: givenStore, secret: previewSecret, now, read: async (query) => await read(() => gated(query)), version: async () => await read(() => bodies.version()), labelVersion })
 
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
