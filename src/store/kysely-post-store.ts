@@ -7,9 +7,10 @@ import { SAMPLE_POSTS } from './sample-posts.js'
 import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
-  type ColumnInfo, type Dialect, type KeyedPost, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
+  type ColumnInfo, type Dialect, type KeyedPost, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
 } from './store.js'
 import { upsertPosts } from './upsert-posts.js'
+import { describePostsObject, hasNewestFirstIndex, NEWEST_FIRST_INDEX } from './schema-objects.js'
 import { createPublishingRule, unsupportedPublishedAt, type PublishingRule } from '../publishing/publishing-rule.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
 import { createSchedule, type Schedule } from '../publishing/schedule.js'
@@ -275,8 +276,18 @@ export class KyselyPostStore implements PostStore {
     return row === undefined ? undefined : this.#normalise(row)
   }
 
-  async migrate (): Promise<void> {
-    await this.#spec.createDefaultTable(this.#db)
+  async migrate (): Promise<MigrateOutcome> {
+    const db = this.#db
+    const before = await describePostsObject(db, this.dialect)
+    // A view is the operator's: no table, index or trigger can be put on it.
+    if (before === 'view') return { posts: 'view' }
+    const had = before === undefined ? undefined : { index: await hasNewestFirstIndex(db, this.dialect), tracking: await this.#spec.detectChangeTracking(db) }
+    await this.#spec.createDefaultTable(db)
+    if (had === undefined) return { posts: 'created' }
+    const added: string[] = []
+    if (!had.index && await hasNewestFirstIndex(db, this.dialect)) added.push(`the ${NEWEST_FIRST_INDEX} index (published_at, slug)`)
+    if (!had.tracking && await this.#spec.detectChangeTracking(db)) added.push('change tracking (the blog_read_api_changes table and a trigger on posts)')
+    return { posts: 'table', added }
   }
 
   async seed (): Promise<number> {

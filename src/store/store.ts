@@ -89,8 +89,12 @@ export interface PostStore {
   probe (): Promise<void>
   /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count); only `fields` when given. */
   findPostBySlug (slug: string, query?: PostQuery): Promise<Post | undefined>
-  /** Creates the default `posts` table when absent. Only the `migrate` command and a fresh default database call it. */
-  migrate (): Promise<void>
+  /**
+   * Creates the default `posts` table when absent, or adds what an existing table lacks (the list's
+   * index; change tracking where the store needs it); writes nothing when `posts` is a view. Only
+   * the `migrate` command and a fresh default database call it.
+   */
+  migrate (): Promise<MigrateOutcome | void>
   /** Inserts the sample posts that are not there yet; returns how many were inserted. */
   seed (): Promise<number>
   /** Rejects with StoreSchemaError when `posts` or its `slug` column is missing. */
@@ -127,6 +131,9 @@ export interface PostUpsert {
 }
 
 export type UpsertOutcome = 'inserted' | 'updated' | 'unchanged'
+
+/** What `migrate` did: created the table, added `added` to an existing one (maybe nothing), or nothing on a view. */
+export type MigrateOutcome = { posts: 'created' } | { posts: 'table', added: string[] } | { posts: 'view' }
 
 export class StoreUnavailableError extends Error {
   constructor (message: string, options: { cause?: unknown } = {}) {

@@ -6,6 +6,8 @@ import { after, before, describe, test } from 'node:test'
 import { KEYED_LIST_PATH } from '../../src/contract/keyed-list.js'
 import { mintPreviewToken } from '../../src/publishing/preview-token.js'
 import { reportPublishing } from '../../src/publishing/startup-report.js'
+import { describeMigration } from '../../src/cli/store-commands.js'
+import { openTestStore } from '../helpers/databases.js'
 import type { TestDatabase, TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { logSink } from '../helpers/log-sink.js'
@@ -215,6 +217,47 @@ export function describePublishing (name: string, server: TestServer, { property
         }
       } finally {
         await without.close()
+      }
+    })
+
+    test('migrate says what it adds to an existing table, and on a view writes nothing and says so in one line', async () => {
+      const db = await server.create()
+      try {
+        const { dialect } = db.location
+        await db.exec(`CREATE TABLE articles (slug VARCHAR(100) NOT NULL PRIMARY KEY, title VARCHAR(100), published_at ${dialect === 'postgres' ? 'timestamptz' : dialect === 'mysql' ? 'DATETIME(3)' : 'TEXT'})`)
+        await db.exec("INSERT INTO articles (slug, title, published_at) VALUES ('old', 'Old', '2020-01-01 00:00:00'), ('new', 'New', '2021-01-01 00:00:00')")
+        await db.exec('CREATE VIEW posts AS SELECT slug, title, published_at FROM articles')
+        const writer = await openTestStore(db.location, { writable: true })
+        try {
+          const outcome = await writer.migrate()
+          assert.deepEqual(outcome, { posts: 'view' })
+          const line = describeMigration(outcome, dialect, 'the database')
+          assert.match(line, /^posts in the database is a view: nothing was created or changed; it is served like a table/)
+          assert.doesNotMatch(line, /\n/)
+        } finally {
+          await writer.close()
+        }
+        // Served like a table, newest first.
+        const tiers = await startPublishingTiers(db, { publishedOnly: true, clock: createClock(NOW) })
+        try {
+          assert.deepEqual(slugsOf(await get(tiers.front.url, '/api/blog')), ['new', 'old'])
+        } finally {
+          await tiers.close()
+        }
+        await db.exec('DROP VIEW posts')
+        await db.exec('CREATE TABLE posts (slug VARCHAR(100) NOT NULL PRIMARY KEY, title VARCHAR(100), published_at VARCHAR(40))')
+        const again = await openTestStore(db.location, { writable: true })
+        try {
+          const first = await again.migrate()
+          const expected = { sqlite: ['the posts_newest_first index (published_at, slug)'], mysql: [], postgres: ['the posts_newest_first index (published_at, slug)', 'change tracking (the blog_read_api_changes table and a trigger on posts)'] }[dialect]
+          assert.deepEqual(first, { posts: 'table', added: expected })
+          assert.deepEqual(await again.migrate(), { posts: 'table', added: [] })
+          assert.match(describeMigration({ posts: 'table', added: [] }, dialect, 'X'), /^the posts table is ready in X: it had everything, nothing added$/)
+        } finally {
+          await again.close()
+        }
+      } finally {
+        await db.drop()
       }
     })
 
