@@ -75,10 +75,12 @@ const POSTGRES: DialectTerms = {
   instantMs: () => sql<number | null>`floor(extract(epoch from published_at) * 1000)::bigint`
 }
 
-/** MySQL/MariaDB: date and time types compare natively (the session is UTC); text is read as a DATETIME (NULL when it is not one). */
+/** MySQL/MariaDB: date and time types compare natively (the session is UTC); text is read as a DATETIME (NULL, so hidden, when it is not one). */
 const MYSQL_TIME_TYPES = new Set(['datetime', 'timestamp', 'date'])
-const mysqlColumn = ({ type = '' }: ColumnInfo): RawBuilder<unknown> =>
-  MYSQL_TIME_TYPES.has(type) ? sql`published_at` : sql`CAST(published_at AS DATETIME(6))`
+// MariaDB casts text that is no time to a zero date rather than NULL: only text that starts as a date is cast.
+const mysqlColumn = ({ type = '' }: ColumnInfo): RawBuilder<unknown> => MYSQL_TIME_TYPES.has(type)
+  ? sql`published_at`
+  : sql`(CASE WHEN CAST(published_at AS CHAR) REGEXP '^[0-9]{4}-[0-9]{2}-[0-9]{2}' THEN CAST(published_at AS DATETIME(6)) END)`
 
 const MYSQL: DialectTerms = {
   lowerText: (column) => sql<string>`LOWER(CAST(${column} AS CHAR))`,

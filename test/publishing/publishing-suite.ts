@@ -261,6 +261,55 @@ export function describePublishing (name: string, server: TestServer, { property
       }
     })
 
+    test('published_at is compared with now as a time, whatever the column type holds', async () => {
+      // NOW is 2025-06-01T12:00:00Z; each case: a column type, its value (SQL), and whether it is public at NOW.
+      const cases: Record<string, Array<[type: string, value: string, visible: boolean]>> = {
+        sqlite: [
+          ['TEXT', "'2025-06-01T11:59:59Z'", true], ['TEXT', "'2025-06-01 12:00:01'", false], ['TEXT', "'2025-06-01T13:00:00+02:00'", true],
+          ['TEXT', "'2025-06-01T12:00:00.000Z'", true], ['INTEGER', '1748779199', true], ['INTEGER', '1748779201', false], ['TEXT', "'not a date'", false]
+        ],
+        postgres: [
+          ['timestamptz', "'2025-06-01T11:59:59Z'", true], ['timestamptz', "'2025-06-01T14:00:01+02:00'", false],
+          ['timestamp', "'2025-06-01 11:59:59'", true], ['timestamp', "'2025-06-01 12:00:01'", false], ['date', "'2025-06-01'", true], ['date', "'2025-06-02'", false]
+        ],
+        mysql: [
+          ['DATETIME(3)', "'2025-06-01 11:59:59.999'", true], ['DATETIME(3)', "'2025-06-01 12:00:00.001'", false], ['TIMESTAMP', "'2025-06-01 12:00:00'", true],
+          ['DATE', "'2025-06-01'", true], ['DATE', "'2025-06-02'", false], ['VARCHAR(40)', "'2025-06-01 11:00:00'", true], ['VARCHAR(40)', "'garbage'", false]
+        ]
+      }
+      const { dialect } = database.location
+      for (const [i, [type, value, visible]] of (cases[dialect] ?? []).entries()) {
+        const db = await server.create()
+        try {
+          await db.exec(`CREATE TABLE posts (slug VARCHAR(100) NOT NULL PRIMARY KEY, published_at ${type} NULL)`)
+          await db.exec(`INSERT INTO posts (slug, published_at) VALUES ('case-${i}', ${value})`)
+          const store = await openTestStore(db.location, { publishing: { publishedOnly: true, now: () => NOW } })
+          try {
+            await store.checkSchema()
+            assert.equal((await store.findPostBySlug(`case-${i}`)) !== undefined, visible, `${type} ${value}`)
+          } finally {
+            await store.close()
+          }
+        } finally {
+          await db.drop()
+        }
+      }
+      if (dialect === 'postgres') {
+        const db = await server.create()
+        try {
+          await db.exec('CREATE TABLE posts (slug text PRIMARY KEY, published_at text)')
+          const store = await openTestStore(db.location, { publishing: { publishedOnly: true, now: () => NOW } })
+          try {
+            await assert.rejects(store.checkSchema(), /PUBLISHED_ONLY cannot apply: published_at is of type text/)
+          } finally {
+            await store.close()
+          }
+        } finally {
+          await db.drop()
+        }
+      }
+    })
+
     test('property: no answer, held or not, ever holds a post the rule hides at the time of the answer', async () => {
       const property = await server.create()
       await createTable(property, [])
