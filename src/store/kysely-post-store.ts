@@ -10,10 +10,9 @@ import {
   type ColumnInfo, type Dialect, type KeyedPost, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
 } from './store.js'
 import { upsertPosts } from './upsert-posts.js'
-import { describePostsObject, hasNewestFirstIndex, NEWEST_FIRST_INDEX } from './schema-objects.js'
-import { createPublishingRule, unsupportedPublishedAt, type PublishingRule } from '../publishing/publishing-rule.js'
+import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
-import { createSchedule, type Schedule } from '../publishing/schedule.js'
+import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
 
 /** The only table we read; its other columns are whatever the operator's table has. */
 export interface Tables {
@@ -78,18 +77,12 @@ export class KyselyPostStore implements PostStore {
   #tracksChanges = false
   #columns: readonly string[] = []
   readonly #publishing: PublishingOptions
-  readonly #now: () => number
-  #rule: PublishingRule = createPublishingRule('sqlite', [])
-  #unsupportedRule: string | undefined
-  /** The rule, when the reads apply it (PUBLISHED_ONLY and a deciding column). */
-  #applied: PublishingRule | undefined
-  #schedule: Schedule | undefined
+  #published: PublishingReads = NO_PUBLISHING_READS
 
   constructor (db: Kysely<Tables>, spec: DialectSpec, publishing: PublishingOptions = { publishedOnly: false }) {
     this.#db = db
     this.#spec = spec
     this.#publishing = publishing
-    this.#now = publishing.now ?? Date.now
     this.dialect = spec.dialect
     this.#slugKey = spec.slugKey({ name: 'slug', kind: 'value' })
   }
@@ -107,41 +100,11 @@ export class KyselyPostStore implements PostStore {
     this.#tagCondition = tags === undefined ? undefined : this.#spec.tagCondition(tags)
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
-    this.#usePublishingRule(columns)
+    this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
   }
 
-  /** Builds the publishing rule for these columns, applied to every public read under PUBLISHED_ONLY. */
-  #usePublishingRule (columns: readonly ColumnInfo[]): void {
-    this.#rule = createPublishingRule(this.dialect, columns)
-    this.#unsupportedRule = unsupportedPublishedAt(this.dialect, columns)
-    const applied = this.#publishing.publishedOnly && this.#rule.columns.length > 0
-    if (applied && this.#unsupportedRule !== undefined) throw new StoreSchemaError(`PUBLISHED_ONLY cannot apply: ${this.#unsupportedRule}`)
-    this.#applied = applied ? this.#rule : undefined
-    const scheduled = this.#applied?.scheduled
-    this.#schedule = scheduled === undefined ? undefined : createSchedule((nowMs) => this.#readNextInstant(nowMs), this.#now)
-  }
-
-  async #readNextInstant (nowMs: number): Promise<number | undefined> {
-    const { scheduled, instantMs } = this.#rule
-    if (scheduled === undefined || instantMs === undefined) return undefined
-    const rows = await this.#read(() => this.#db.selectFrom('posts').select(sql<unknown>`MIN(${instantMs})`.as('next')).where(scheduled(nowMs)).execute())
-    const next = rows[0]?.next
-    return next === null || next === undefined ? undefined : Number(next)
-  }
-
-  async readNextScheduledInstant (): Promise<number | undefined> {
-    return this.#applied?.scheduled === undefined ? undefined : await this.#readNextInstant(this.#now())
-  }
-
-  /** The deciding columns and the rows the rule hides now, whether or not the reads apply it (the start-up log). */
-  async readPublishingState (): Promise<PublishingState> {
-    const { columns } = this.#rule
-    if (this.#unsupportedRule !== undefined) return { columns, hidden: undefined, unsupported: this.#unsupportedRule }
-    if (columns.length === 0) return { columns, hidden: 0 }
-    const rows = await this.#read(() => this.#db.selectFrom('posts')
-      .select(sql<unknown>`COUNT(*)`.as('hidden')).where(sql<boolean>`NOT ${this.#rule.visible(this.#now())}`).execute())
-    return { columns, hidden: Number(rows[0]?.hidden ?? 0) }
-  }
+  readNextScheduledInstant = async (): Promise<number | undefined> => await this.#published.readNextScheduledInstant()
+  readPublishingState = async (): Promise<PublishingState> => await this.#published.readState()
 
   /** Whether readChangeToken can answer (for the start-up log). */
   get tracksChanges (): boolean {
@@ -192,8 +155,8 @@ export class KyselyPostStore implements PostStore {
 
   /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */
   #select (fields: readonly string[] | undefined, applyRule = true) {
-    const rule = applyRule ? this.#applied : undefined
-    const posts = rule === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(rule.visible(this.#now()))
+    const visible = applyRule ? this.#published.condition() : undefined
+    const posts = visible === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(visible)
     return fields === undefined ? posts.selectAll() : posts.select(this.#columns.filter((name) => fields.includes(name)))
   }
 
@@ -248,7 +211,7 @@ export class KyselyPostStore implements PostStore {
   async readChangeToken (): Promise<string | undefined> {
     if (!this.#tracksChanges) return undefined
     const token = await this.#read(() => this.#spec.readChangeToken())
-    return token === undefined || this.#schedule === undefined ? token : await this.#schedule.label(token)
+    return token === undefined ? token : await this.#published.label(token)
   }
 
   poolStats (): PoolStats | undefined {
@@ -259,9 +222,9 @@ export class KyselyPostStore implements PostStore {
     await this.#read(() => this.#db.selectFrom('posts').select(sql.lit(1).as('one')).limit(1).execute())
   }
 
-  async findPostBySlug (slug: string, query: PostQuery = {}): Promise<Post | undefined> {
+  async findPostBySlug (slug: string, query: PostQuery = {}, applyRule = true): Promise<Post | undefined> {
     this.checkQuery(query)
-    const rows = await this.#read(() => this.#select(query.fields).where('slug', '=', slug).execute())
+    const rows = await this.#read(() => this.#select(query.fields, applyRule).where('slug', '=', slug).execute())
     // Collations may match more loosely than SPEC allows (MySQL *_ci ignores case and accents,
     // PAD SPACE ignores trailing spaces): the index finds candidates, this keeps the exact one.
     const row = rows.find((r) => r.slug === slug)
@@ -270,24 +233,11 @@ export class KyselyPostStore implements PostStore {
 
   /** The post whatever the publishing rule says: a preview's read, never cached. */
   async findAnyPostBySlug (slug: string, query: PostQuery = {}): Promise<Post | undefined> {
-    this.checkQuery(query)
-    const rows = await this.#read(() => this.#select(query.fields, false).where('slug', '=', slug).execute())
-    const row = rows.find((r) => r.slug === slug)
-    return row === undefined ? undefined : this.#normalise(row)
+    return await this.findPostBySlug(slug, query, false)
   }
 
   async migrate (): Promise<MigrateOutcome> {
-    const db = this.#db
-    const before = await describePostsObject(db, this.dialect)
-    // A view is the operator's: no table, index or trigger can be put on it.
-    if (before === 'view') return { posts: 'view' }
-    const had = before === undefined ? undefined : { index: await hasNewestFirstIndex(db, this.dialect), tracking: await this.#spec.detectChangeTracking(db) }
-    await this.#spec.createDefaultTable(db)
-    if (had === undefined) return { posts: 'created' }
-    const added: string[] = []
-    if (!had.index && await hasNewestFirstIndex(db, this.dialect)) added.push(`the ${NEWEST_FIRST_INDEX} index (published_at, slug)`)
-    if (!had.tracking && await this.#spec.detectChangeTracking(db)) added.push('change tracking (the blog_read_api_changes table and a trigger on posts)')
-    return { posts: 'table', added }
+    return await migratePosts(this.#db, this.dialect, this.#spec)
   }
 
   async seed (): Promise<number> {
