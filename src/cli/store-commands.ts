@@ -12,7 +12,7 @@ import type { MigrateOutcome } from '../store/store.js'
 export function describeMigration (outcome: MigrateOutcome | void, where: string): string {
   if (outcome === undefined || outcome.posts === 'created') return `the posts table is ready in ${where}`
   if (outcome.posts === 'table') {
-    return `the posts table is ready in ${where}: ${outcome.added.length === 0 ? 'it had everything, nothing added' : `added ${outcome.added.join(' and ')}`}`
+    return `the posts table is ready in ${where}: ${outcome.added.length === 0 ? 'it had everything, nothing added' : `added ${outcome.added.join(', ')}`}`
   }
   return `posts in ${where} is a view: nothing was created or changed (no index or trigger can be put on a view); it is served like a table (index the tables it reads on (published_at, slug) for the list order)`
 }
