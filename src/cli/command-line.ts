@@ -21,9 +21,10 @@ export type CommandLine =
     action: 'run'
     command: CommandName
     flags: SettingTexts
-    /** `import`: the files and folders, and --dry-run; `preview-url`: the slug. */
+    /** `import`: the files and folders, --dry-run and --body-column; `preview-url`: the slug. */
     inputs: string[]
     dryRun: boolean
+    bodyColumn?: string
     /** `preview-url` only: how long the link opens the post (`--ttl`). */
     ttl?: string
   }
@@ -35,11 +36,13 @@ const SWITCHES = {
   'dry-run': { type: 'boolean' }
 } as const
 
+/** Import options that take a value and are not settings. */
+const IMPORT_OPTIONS = { 'body-column': { type: 'string' } } as const
 /** Flags of one command that take a value and are not settings. */
 const COMMAND_FLAGS = { ttl: 'preview-url' } as const
 
 const SETTING_BY_FLAG = new Map(SETTING_NAMES.map((name) => [flagName(name), name]))
-const KNOWN_FLAGS = [...Object.keys(SWITCHES), ...Object.keys(COMMAND_FLAGS), ...SETTING_BY_FLAG.keys()]
+const KNOWN_FLAGS = [...Object.keys(SWITCHES), ...Object.keys(IMPORT_OPTIONS), ...Object.keys(COMMAND_FLAGS), ...SETTING_BY_FLAG.keys()]
 
 /** "a, b or c". */
 export function listOf (words: readonly string[]): string {
@@ -62,10 +65,11 @@ function checkCommand (name: string): CommandName {
 
 export function parseCommandLine (argv: readonly string[]): CommandLine {
   // Not strict: unknown flags are found below, so that each gets its "did you mean".
-  const options = { ...SWITCHES, ttl: { type: 'string' as const }, ...Object.fromEntries([...SETTING_BY_FLAG.keys()].map((flag) => [flag, { type: 'string' as const }])) }
+  const options = { ...SWITCHES, ...IMPORT_OPTIONS, ttl: { type: 'string' as const }, ...Object.fromEntries([...SETTING_BY_FLAG.keys()].map((flag) => [flag, { type: 'string' as const }])) }
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
   const flags: SettingTexts = {}
   const switches = new Set<string>()
+  let bodyColumn: string | undefined
   let ttl: string | undefined
   const positionals: string[] = []
   for (const token of tokens) {
@@ -78,6 +82,11 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
         throw new UsageError(`${token.rawName} needs a value (${token.rawName} ${SETTINGS[setting].value}, or ${setting} in the environment)`)
       }
       flags[setting] = token.value
+    } else if (token.name === 'body-column') {
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--')) || token.value.trim() === '') {
+        throw new UsageError(`${token.rawName} needs a value (${token.rawName} NAME: the column the Markdown body fills)`)
+      }
+      bodyColumn = token.value
     } else if (token.name === 'ttl') {
       if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) throw new UsageError(`${token.rawName} needs a value (--ttl 1h)`)
       ttl = token.value
@@ -100,14 +109,16 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
   const dryRun = switches.has('dry-run')
   if (ttl !== undefined && command !== COMMAND_FLAGS.ttl) throw new UsageError('--ttl applies to preview-url only')
   if (command === 'import') {
-    if (rest.length === 0) throw new UsageError('import needs at least one file or folder (blog-read-api import <file or folder>... [--dry-run])')
+    if (rest.length === 0) throw new UsageError('import needs at least one file or folder (blog-read-api import <file or folder>... [--dry-run] [--body-column NAME])')
   } else if (command === 'preview-url') {
     if (rest.length !== 1) throw new UsageError('preview-url needs one slug (blog-read-api preview-url SLUG [--ttl 1h])')
     if (dryRun) throw new UsageError('--dry-run applies to import only')
+    if (bodyColumn !== undefined) throw new UsageError('--body-column applies to import only')
     return { action: 'run', command, flags, inputs: rest, dryRun, ttl }
   } else {
     if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0] ?? ''}" (see blog-read-api help ${command})`)
     if (dryRun) throw new UsageError('--dry-run applies to import only')
+    if (bodyColumn !== undefined) throw new UsageError('--body-column applies to import only')
   }
-  return { action: 'run', command, flags, inputs: command === 'import' ? rest : [], dryRun }
+  return { action: 'run', command, flags, inputs: command === 'import' ? rest : [], dryRun, ...(bodyColumn !== undefined && { bodyColumn }) }
 }
