@@ -8,7 +8,12 @@
 // alternates between them round by round, so that both are measured under the same conditions.
 // The Node that runs this script runs the post APIs (`process.execPath`).
 //
-//   node --import tsx bench/post-api.ts [--cli dist/cli.js,...] [--duration 20] [--rounds 4]
+// With `--variant NAME=VALUE` (repeatable; `--variant ''` for the defaults), each variant is a
+// post API of the first CLI with that setting, measured the same way: e.g. what PUBLISHED_ONLY
+// costs, `--variant '' --variant PUBLISHED_ONLY=true` (the in-process store reads apply the
+// publishing rule too when the variant sets it).
+//
+//   node --import tsx bench/post-api.ts [--cli dist/cli.js,...] [--variant NAME=VALUE ...] [--duration 20] [--rounds 4]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -33,10 +38,15 @@ const { values } = parseArgs({
     cli: { type: 'string', default: 'dist/cli.js' },
     duration: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '4' },
-    connections: { type: 'string', default: '50' }
+    connections: { type: 'string', default: '50' },
+    variant: { type: 'string', multiple: true }
   }
 })
-const clis = (values.cli).split(',').map((cli) => resolve(cli))
+/** Each server: a CLI, and the settings it runs with. */
+const variants = (values.variant ?? []).map((pair) => pair === '' ? {} : Object.fromEntries([pair.split('=', 2) as [string, string]]))
+const clis = variants.length === 0 ? (values.cli).split(',').map((cli) => resolve(cli)) : variants.map(() => resolve((values.cli).split(',')[0] ?? ''))
+const settingsOf = (i: number): Record<string, string> => variants[i] ?? {}
+const labelOf = (i: number): string => `${clis[i] ?? ''}${variants.length === 0 ? '' : ` ${JSON.stringify(settingsOf(i))}`}`
 const rounds = Number(values.rounds)
 const roundS = Math.max(1, Math.round(Number(values.duration) / rounds))
 const connections = Number(values.connections)
@@ -60,7 +70,7 @@ async function main (): Promise<void> {
     const ports = await freePorts(clis.length)
     for (const [i, cli] of clis.entries()) {
       const port = ports[i] ?? 0
-      const env = { ...process.env, HOST, DATABASE_URL: database, POSTS_PORT: String(port) }
+      const env = { ...process.env, ...settingsOf(i), HOST, DATABASE_URL: database, POSTS_PORT: String(port) }
       servers.push(await startProcess(`post API ${i + 1}`, [cli, 'posts-api'], env, `http://${HOST}:${port}`, join(logDir, `posts-api-${i + 1}.log`)))
     }
     log(`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${load.name}, ${connections} connections, ${rounds} rounds of ${roundS} s`)
@@ -80,7 +90,7 @@ async function main (): Promise<void> {
         const { results, usage } = runs[i]!
         const figures = summarise(results, 200)
         const cpuUs = (usage.cpuMs[server.name] ?? 0) * 1000 / Math.max(1, figures.requests)
-        console.log(`${name}\t${clis[i]}\t${Math.round(figures.requestsPerSecond)} req/s\t${cpuUs.toFixed(0)} CPU µs/req\tp99 ${figures.p99Ms.toFixed(1)} ms\tunexpected ${figures.unexpected}`)
+        console.log(`${name}\t${labelOf(i)}\t${Math.round(figures.requestsPerSecond)} req/s\t${cpuUs.toFixed(0)} CPU µs/req\tp99 ${figures.p99Ms.toFixed(1)} ms\tunexpected ${figures.unexpected}`)
       }
     }
   } finally {
@@ -93,9 +103,9 @@ async function main (): Promise<void> {
 /** CPU µs of each store read, alternating between the CLIs' stores round by round. */
 async function measureStoreReads (database: string): Promise<void> {
   const stores: PostStore[] = []
-  for (const cli of clis) {
+  for (const [i, cli] of clis.entries()) {
     const { openSqliteStore } = await import(pathToFileURL(join(cli, '..', 'store', 'sqlite-store.js')).href) as typeof import('../src/store/sqlite-store.js')
-    const store = openSqliteStore(database, { writable: false })
+    const store = openSqliteStore(database, { writable: false }, { publishedOnly: settingsOf(i).PUBLISHED_ONLY === 'true' })
     await store.checkSchema()
     stores.push(store)
   }
@@ -118,7 +128,7 @@ async function measureStoreReads (database: string): Promise<void> {
         if (round > 0) cpuUs[s] = (cpuUs[s] ?? 0) + used.user + used.system
       }
     }
-    for (const [s, cli] of clis.entries()) console.log(`store read, ${name}\t${cli}\t${((cpuUs[s] ?? 0) / (rounds * READS[name])).toFixed(0)} CPU µs/read`)
+    for (const [s] of clis.entries()) console.log(`store read, ${name}\t${labelOf(s)}\t${((cpuUs[s] ?? 0) / (rounds * READS[name])).toFixed(0)} CPU µs/read`)
   }
   for (const store of stores) await store.close()
 }

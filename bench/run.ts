@@ -102,13 +102,14 @@ const message = (err: unknown): string => err instanceof Error ? err.message : S
 
 /**
  * The environment of the processes under test: the caller's, without any of the service's
- * settings (read from `--help`, so new ones are covered), so that every run uses the defaults
+ * settings (read from the serving commands' help, so new ones are covered), so that every run uses the defaults
  * (access logs at info included), but for those given with --set.
  */
 function createServiceEnv (cli: string, overrides: Record<string, string>): (settings: Record<string, string>) => NodeJS.ProcessEnv {
-  const help = execFileSync(process.execPath, [cli, '--help'], { encoding: 'utf8' })
+  // Each serving command's help lists the settings it reads: `--flag VALUE  (NAME; default …)`.
+  const help = ['serve', 'front', 'posts-api'].map((command) => execFileSync(process.execPath, [cli, 'help', command], { encoding: 'utf8' })).join('\n')
   const env = { ...process.env }
-  const names = new Set([...help.matchAll(/^\s+--[a-z0-9-]+\s+([A-Z][A-Z0-9_]*):/gm)].map(([, name = '']) => name))
+  const names = new Set([...help.matchAll(/^\s+--[a-z0-9-]+ .*\(([A-Z][A-Z0-9_]*)[;)]/gm)].map(([, name = '']) => name))
   for (const name of names) delete env[name]
   for (const name of Object.keys(overrides)) {
     if (!names.has(name)) throw new Error(`--set ${name}: not a setting of the service (see --help)`)

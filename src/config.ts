@@ -38,6 +38,10 @@ export interface Config {
   readonly slugPattern: RegExp
   /** `Cache-Control` of successful answers, on both tiers. */
   readonly cacheControl: string
+  /** Post API: public reads apply the publishing rule (src/publishing/publishing-rule.ts). */
+  readonly publishedOnly: boolean
+  /** Post API: the key of preview links (undefined: `?preview=` is a 400). */
+  readonly previewSecret: string | undefined
   /** Bytes of upstream bodies the front keeps for revalidation. */
   readonly cacheMaxBytes: number
   /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
@@ -151,6 +155,8 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     logLevel: value.LOG_LEVEL,
     slugPattern: value.SLUG_PATTERN,
     cacheControl: value.CACHE_CONTROL,
+    publishedOnly: value.PUBLISHED_ONLY,
+    previewSecret: value.PREVIEW_SECRET,
     cacheMaxBytes: value.CACHE_MAX_MB * 1024 * 1024,
     corsOrigins: value.CORS_ORIGIN,
     metricsEnabled: value.METRICS,

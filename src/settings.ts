@@ -6,11 +6,11 @@ import type { z } from 'zod'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
-  regularExpression, storeLocation, text
+  regularExpression, secret, storeLocation, text, trueFalse
 } from './process/setting-values.js'
 
 /** The commands of the `blog-read-api` executable. */
-export const COMMAND_NAMES = ['serve', 'front', 'posts-api', 'migrate', 'seed', 'import'] as const
+export const COMMAND_NAMES = ['serve', 'front', 'posts-api', 'migrate', 'seed', 'import', 'preview-url'] as const
 export type CommandName = typeof COMMAND_NAMES[number]
 
 export interface Setting {
@@ -57,14 +57,14 @@ export const SETTINGS = {
     default: '127.0.0.1',
     help: 'interface the tiers (and the admin listener) listen on',
     schema: text,
-    readBy: SERVING
+    readBy: [...SERVING, 'preview-url']
   },
   BLOG_PORT: {
     value: 'PORT',
     default: '3000',
     help: 'front API port (0: any free port)',
     schema: port,
-    readBy: FRONT
+    readBy: [...FRONT, 'preview-url']
   },
   POSTS_PORT: {
     value: 'PORT',
@@ -87,7 +87,25 @@ export const SETTINGS = {
     help: `regular expression a slug must match at the front and on import (anchored; at most ${SLUG_MAX_LENGTH} characters)`,
     doc: `Regular expression a slug must match at the front (and on import). It is anchored for you; the ${SLUG_MAX_LENGTH}-character bound stays, and \`.\`/\`..\` are always refused.`,
     schema: regularExpression,
-    readBy: [...FRONT, 'import']
+    // The post API counts, at start-up, the rows whose slug the front would refuse; preview-url refuses them too.
+    readBy: [...SERVING, 'import', 'preview-url']
+  },
+  PUBLISHED_ONLY: {
+    value: 'true|false',
+    default: 'false',
+    help: 'post API: hide drafts, scheduled, unpublished and deleted rows from every public read (false: every row is public)',
+    doc: 'Post API: `true` hides, on every public read, each row that the table\'s `published_at`, `draft`, `published`, `status` or `deleted_at` columns say is not published now; a scheduled post appears when its `published_at` passes, with no write. `false` serves every row, and the start-up log says how many rows `true` would hide. See [Publishing rules](api.md#publishing-rules).',
+    schema: trueFalse,
+    readBy: POSTS
+  },
+  PREVIEW_SECRET: {
+    value: 'SECRET',
+    default: undefined,
+    unset: '`?preview=` is a 400',
+    help: 'post API: key of preview links (at least 32 characters; `preview-url` mints them); unset: ?preview= is a 400',
+    doc: 'Post API, and the `preview-url` command: the key (at least 32 characters) of preview links, which show one post whether published or not until they expire, with `Cache-Control: private, no-store`. Unset, `?preview=` is a 400. See [Publishing rules](api.md#publishing-rules).',
+    schema: secret.optional(),
+    readBy: [...POSTS, 'preview-url']
   },
   CACHE_CONTROL: {
     value: 'VALUE',

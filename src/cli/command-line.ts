@@ -21,10 +21,12 @@ export type CommandLine =
     action: 'run'
     command: CommandName
     flags: SettingTexts
-    /** `import` only: the files and folders, --dry-run and --body-column. */
+    /** `import`: the files and folders, --dry-run and --body-column; `preview-url`: the slug. */
     inputs: string[]
     dryRun: boolean
     bodyColumn?: string
+    /** `preview-url` only: how long the link opens the post (`--ttl`). */
+    ttl?: string
   }
 
 /** Flags that are not settings. */
@@ -36,9 +38,11 @@ const SWITCHES = {
 
 /** Import options that take a value and are not settings. */
 const IMPORT_OPTIONS = { 'body-column': { type: 'string' } } as const
+/** Flags of one command that take a value and are not settings. */
+const COMMAND_FLAGS = { ttl: 'preview-url' } as const
 
 const SETTING_BY_FLAG = new Map(SETTING_NAMES.map((name) => [flagName(name), name]))
-const KNOWN_FLAGS = [...Object.keys(SWITCHES), ...Object.keys(IMPORT_OPTIONS), ...SETTING_BY_FLAG.keys()]
+const KNOWN_FLAGS = [...Object.keys(SWITCHES), ...Object.keys(IMPORT_OPTIONS), ...Object.keys(COMMAND_FLAGS), ...SETTING_BY_FLAG.keys()]
 
 /** "a, b or c". */
 export function listOf (words: readonly string[]): string {
@@ -61,11 +65,12 @@ function checkCommand (name: string): CommandName {
 
 export function parseCommandLine (argv: readonly string[]): CommandLine {
   // Not strict: unknown flags are found below, so that each gets its "did you mean".
-  const options = { ...SWITCHES, ...IMPORT_OPTIONS, ...Object.fromEntries([...SETTING_BY_FLAG.keys()].map((flag) => [flag, { type: 'string' as const }])) }
+  const options = { ...SWITCHES, ...IMPORT_OPTIONS, ttl: { type: 'string' as const }, ...Object.fromEntries([...SETTING_BY_FLAG.keys()].map((flag) => [flag, { type: 'string' as const }])) }
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
   const flags: SettingTexts = {}
   const switches = new Set<string>()
   let bodyColumn: string | undefined
+  let ttl: string | undefined
   const positionals: string[] = []
   for (const token of tokens) {
     if (token.kind === 'positional') positionals.push(token.value)
@@ -82,6 +87,9 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
         throw new UsageError(`${token.rawName} needs a value (${token.rawName} NAME: the column the Markdown body fills)`)
       }
       bodyColumn = token.value
+    } else if (token.name === 'ttl') {
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) throw new UsageError(`${token.rawName} needs a value (--ttl 1h)`)
+      ttl = token.value
     } else if (token.name in SWITCHES) {
       if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`)
       switches.add(token.name)
@@ -99,8 +107,14 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
   if (switches.has('version')) return { action: 'version' }
   if (switches.has('help')) return positionals.length === 0 ? { action: 'help' } : { action: 'help', command }
   const dryRun = switches.has('dry-run')
+  if (ttl !== undefined && command !== COMMAND_FLAGS.ttl) throw new UsageError('--ttl applies to preview-url only')
   if (command === 'import') {
     if (rest.length === 0) throw new UsageError('import needs at least one file or folder (blog-read-api import <file or folder>... [--dry-run] [--body-column NAME])')
+  } else if (command === 'preview-url') {
+    if (rest.length !== 1) throw new UsageError('preview-url needs one slug (blog-read-api preview-url SLUG [--ttl 1h])')
+    if (dryRun) throw new UsageError('--dry-run applies to import only')
+    if (bodyColumn !== undefined) throw new UsageError('--body-column applies to import only')
+    return { action: 'run', command, flags, inputs: rest, dryRun, ttl }
   } else {
     if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0] ?? ''}" (see blog-read-api help ${command})`)
     if (dryRun) throw new UsageError('--dry-run applies to import only')

@@ -81,5 +81,19 @@ export const COMMANDS: Record<CommandName, CommandInfo> = {
       'is named in the report. See docs/import.md.'
     ],
     exitCodes: [[0, 'every file imported (or, with --dry-run, would be)'], [1, 'a file was refused, or the store cannot be used'], MISTAKE]
+  },
+  'preview-url': {
+    summary: 'print a front URL that shows one post, published or not, until it expires',
+    arguments: 'SLUG [--ttl 1h]',
+    argumentHelp: [
+      ['SLUG', 'the post to show'],
+      ['--ttl DURATION', 'how long the link works: 90s, 30m, 1h (the default), 7d']
+    ],
+    description: [
+      'Prints http://HOST:BLOG_PORT/api/blog/SLUG?preview=TOKEN, a token signed with',
+      'PREVIEW_SECRET (which the post API must share). The front relays it, and the post API',
+      'serves the post whatever PUBLISHED_ONLY says, with Cache-Control: private, no-store.'
+    ],
+    exitCodes: [[0, 'the URL is printed'], [1, 'an unexpected failure: no URL is printed'], MISTAKE]
   }
 }

@@ -60,6 +60,11 @@ async function runCommand (line: Extract<CommandLine, { action: 'run' }>, config
     const { store, storeLimits, slugPattern } = config
     return await runImport({ inputs: line.inputs, dryRun: line.dryRun, ...(line.bodyColumn !== undefined && { bodyColumn: line.bodyColumn }), store, storeLimits, slugPattern, stdout: context.stdout, stderr: context.stderr })
   }
+  if (command === 'preview-url') {
+    const { printPreviewUrl } = await import('../publishing/preview-url-command.js')
+    printPreviewUrl({ slug: line.inputs[0] ?? '', ttl: line.ttl, config, stdout: context.stdout, now: Date.now() })
+    return 0
+  }
   const logger = createLogger(config, context)
   try {
     if (command === 'migrate' || command === 'seed') {

@@ -6,6 +6,16 @@ import { describeStore, type Config } from '../config.js'
 import { StartError } from '../process/start-error.js'
 import { storeOptions } from '../process/store-options.js'
 import { openStore } from '../store/open-store.js'
+import type { MigrateOutcome } from '../store/store.js'
+
+/** What `migrate` did, in one line. */
+export function describeMigration (outcome: MigrateOutcome | void, where: string): string {
+  if (outcome === undefined || outcome.posts === 'created') return `the posts table is ready in ${where}`
+  if (outcome.posts === 'table') {
+    return `the posts table is ready in ${where}: ${outcome.added.length === 0 ? 'it had everything, nothing added' : `added ${outcome.added.join(', ')}`}`
+  }
+  return `posts in ${where} is a view: nothing was created or changed (no index or trigger can be put on a view); it is served like a table (index the tables it reads on (published_at, slug) for the list order)`
+}
 
 export async function runStoreCommand (command: 'migrate' | 'seed', config: Config, logger: Logger): Promise<void> {
   const location = config.store
@@ -19,8 +29,7 @@ export async function runStoreCommand (command: 'migrate' | 'seed', config: Conf
   const store = await openStore(location, storeOptions(config, logger, true))
   try {
     if (command === 'migrate') {
-      await store.migrate()
-      logger.info(`the posts table is ready in ${describeStore(location)}`)
+      logger.info(describeMigration(await store.migrate(), describeStore(location)))
     } else {
       await store.checkSchema()
       logger.info(`inserted ${await store.seed()} sample posts into ${describeStore(location)}`)

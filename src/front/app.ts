@@ -17,6 +17,10 @@ import { createSlugValidator, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { relayJsonArray } from './relay-stream.js'
 import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
 import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstream-cache.js'
+import { capMaxAge } from '../contract/posts-schedule.js'
+import { watchScheduledInstant } from './scheduled-instant.js'
+import { previewIn } from '../contract/preview.js'
+import { relayPreview } from './preview-relay.js'
 import type { UpstreamClient } from './upstream/client.js'
 
 /** The settings the front reads, as the settings table gives them. */
@@ -28,13 +32,15 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperatio
   server: ServerOptions
   /** Serve /openapi.json and /docs (the default). */
   apiDocs?: boolean
+  /** The clock that caps `Cache-Control` at the next scheduled instant (injected in tests). */
+  now?: () => number
 }
 
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
 
 export function buildFrontApp ({
   upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
-  metrics, metricsRoute = true, ready
+  metrics, metricsRoute = true, ready, now = Date.now
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
   const operations = { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined }
@@ -49,7 +55,10 @@ export function buildFrontApp ({
   const isValidSlug = createSlugValidator(slugPattern)
   const sources = { inRotation: () => upstream.inRotation(), held: () => cache.held() }
   const observer = metrics === undefined ? undefined : createFrontMetrics(metrics.registry, sources)
-  const cache = createUpstreamCache({ upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer })
+  const schedule = watchScheduledInstant(upstream)
+  /** No cache downstream keeps an answer past the next scheduled instant. */
+  const cacheControlNow = (): string => capMaxAge(cacheControl, schedule.next(), now())
+  const cache = createUpstreamCache({ upstream: schedule.upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now })
 
   /** A copy served in place of a failed call says so (RFC 9211). */
   function flagStale (reply: FastifyReply, stale: Stale | undefined): void {
@@ -63,7 +72,7 @@ export function buildFrontApp ({
   }
 
   async function relayList (request: FastifyRequest, reply: FastifyReply, { stream, etag }: Extract<ListOutcome, { kind: 'stream' }>): Promise<FastifyReply> {
-    await sendConditional(request, reply, { etag, cacheControl }, async () =>
+    await sendConditional(request, reply, { etag, cacheControl: cacheControlNow() }, async () =>
       reply.header('content-type', JSON_CONTENT_TYPE).send(await relayJsonArray(stream)))
     // Not relayed (304): release the upstream connection now.
     if (reply.statusCode === 304) stream.destroy()
@@ -81,16 +90,19 @@ export function buildFrontApp ({
     flagStale(reply, list.stale)
     if (list.body.empty) return sendProblem(reply, 'no-posts', 'There are no posts yet.')
     linkNext(reply, query, list.body.next)
-    return await sendRepresentation(request, reply, list.body.representation, cacheControl)
+    return await sendRepresentation(request, reply, list.body.representation, cacheControlNow())
   }
 
   async function getPost (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const { slug } = request.params
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
-    const post = await cache.post(slug, parsePostQuery(request.url), request.id, () => answerable(request))
+    const query = parsePostQuery(request.url)
+    const token = previewIn(request.url)
+    if (token !== undefined) return await relayPreview(upstream, request, reply, { slug, query, token, maxBytes: maxPostBytes })
+    const post = await cache.post(slug, query, request.id, () => answerable(request))
     if (post.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     flagStale(reply, post.stale)
-    return await sendRepresentation(request, reply, post.body.representation, cacheControl)
+    return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
 
   registerApiDocs(app, { ...FRONT_API_DOCS, enabled: apiDocs })

@@ -1,12 +1,14 @@
 // The front's routes as schemas, for its OpenAPI document (src/http/docs/api-docs.ts). Documentation only:
 // the handlers check the slug themselves and send the upstream's bytes (src/http/docs/route-schemas.ts).
 import { problemResponses, type ProblemResponseOptions } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../contract/slug.js'
 
 export const FRONT_API_DOCS = {
   title: 'Blog Read API: front',
   description: 'The public API of the blog: its posts as JSON, read through the upstream post API. ' +
+    'With `PUBLISHED_ONLY` on the post API, drafts and scheduled, unpublished or deleted posts are absent from every answer (a hidden post is ' +
+    'the same 404 as a missing one), a scheduled post appears when its instant passes, and `Cache-Control` max-age never outlasts that instant. ' +
     'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
 }
 
@@ -49,7 +51,7 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
       description: 'The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream\'s post, byte for byte. ' +
         '`fields` keeps only those columns.',
       tags: ['posts'],
-      querystring: POST_QUERY,
+      querystring: PREVIEW_POST_QUERY,
       params: slugParams(slug.source, `\`SLUG_PATTERN\`${slug.flags === '' ? '' : ` (flags \`${slug.flags}\`)`}, at most ${SLUG_MAX_LENGTH} characters, never \`.\` nor \`..\`, checked after percent-decoding.`),
       headers: REQUEST_HEADERS,
       response: {

@@ -14,11 +14,14 @@ import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
+import { previewIn } from '../contract/preview.js'
+import { capMaxAge, SCHEDULED_HEADER, scheduledInstantOf } from '../contract/posts-schedule.js'
 import { ProblemError } from '../contract/problems.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
+import { createPreviewReader } from './preview-route.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
@@ -35,12 +38,16 @@ export interface PostsAppOptions extends TierOperationsOptions {
   storeConcurrency?: number
   /** The timers of that wait (tests move them by hand). */
   timers?: Pick<Timers, 'setTimeout'>
+  /** PREVIEW_SECRET: `?preview=TOKEN` on the detail route shows a post whatever the publishing rule says (unset: a 400). */
+  previewSecret?: string
+  /** The clock that caps `Cache-Control` at the next scheduled instant (injected in tests; the store's clock decides what is published). */
+  now?: () => number
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -53,7 +60,10 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
   })
-  const bodies = createPostBodies(store, undefined, measured?.body, storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers))
+  const gate = storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers)
+  const bodies = createPostBodies(store, undefined, measured?.body, gate)
+  /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
+  const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
@@ -80,17 +90,28 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     if (version !== undefined) reply.header(POSTS_VERSION_HEADER, version)
   }
 
+  /**
+   * The `Cache-Control` of an answer read under `version`: no cache keeps it past the next
+   * scheduled instant, which the version names, or (a store without versions) a read names.
+   */
+  async function cacheControlFor (reply: FastifyReply, version: string | undefined): Promise<string> {
+    // Like the change token, whose place it takes here, this read takes no turn of the gate.
+    const instant = version === undefined ? await read(async () => await givenStore.readNextScheduledInstant?.()) : scheduledInstantOf(version)
+    if (instant !== undefined) reply.header(SCHEDULED_HEADER, String(instant))
+    return capMaxAge(cacheControl, instant, now())
+  }
+
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const query = parseListQuery(request.url)
     const { body: list, version } = await read(() => bodies.list(query))
     labelVersion(reply, version)
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
-      return await sendRepresentation(request, reply, list.representation, cacheControl)
+      return await sendRepresentation(request, reply, list.representation, await cacheControlFor(reply, version))
     }
     // A store failure after this point can only cut the response short (the socket is
     // destroyed, so the client sees an incomplete body, never a complete-looking one).
-    return await sendConditional(request, reply, { etag: list.etag, cacheControl }, async () =>
+    return await sendConditional(request, reply, { etag: list.etag, cacheControl: await cacheControlFor(reply, version) }, async () =>
       reply.header('content-type', JSON_CONTENT_TYPE).send(await read(() => bodies.streamList(query))))
   }
 
@@ -99,10 +120,12 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     // Not the front's pattern: this tier serves whatever slugs the table holds.
     if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
     const query = parsePostQuery(request.url)
+    const preview = previewIn(request.url)
+    if (preview !== undefined) return await previews.serve(request, reply, slug, query, preview)
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
-    return await sendRepresentation(request, reply, post, cacheControl)
+    return await sendRepresentation(request, reply, post, await cacheControlFor(reply, version))
   }
 
   /** The version of the posts now (null: the store cannot tell), read after the request arrived. */
@@ -125,6 +148,8 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const stream = await read(() => bodies.streamKeyed(shape))
     return await reply.header('cache-control', 'no-store').header('content-type', KEYED_LIST_CONTENT_TYPE).send(stream)
   }
+
+  const previews = createPreviewReader({ store: givenStore, secret: previewSecret, now, read: async (query) => await read(() => gated(query)), version: async () => await read(() => bodies.version()), labelVersion })
 
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.

@@ -2,7 +2,7 @@
 // only: the handlers check the slug themselves and send bodies built from the rows as they are
 // (src/http/docs/route-schemas.ts).
 import { problemResponses } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { KEYED_LIST_CONTENT_TYPE } from '../contract/keyed-list.js'
 import { VERSION_PATH, VERSION_PATTERN } from '../contract/posts-version.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
@@ -10,6 +10,7 @@ import { SLUG_MAX_LENGTH } from '../contract/slug.js'
 export const POSTS_API_DOCS = {
   title: 'Blog Read API: post API',
   description: 'The upstream post API: the rows of the `posts` table as JSON, read afresh from the store (a committed change shows in the next answer). ' +
+    'With `PUBLISHED_ONLY`, only the rows the publishing rule shows now (a hidden post is the same 404 as a missing one). Binary columns are never served. ' +
     'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
 }
 
@@ -20,7 +21,16 @@ const POSTS_VERSION = {
   description: `The version of the posts this answer was read under: equal to what ${VERSION_PATH} answers later only if nothing ` +
     'was committed to `posts` in between. Opaque; the same from every post API process reading the same store state, ' +
     'except on a SQLite file `migrate` never ran on, where each process has versions of its own. ' +
-    'Absent when the store does not track changes (MySQL/MariaDB).'
+    'Absent when the store does not track changes (MySQL/MariaDB). Under `PUBLISHED_ONLY` it ends with `~` and the next scheduled ' +
+    'instant (ms since the epoch) while a post is scheduled: it moves when that instant passes, with no write.'
+} as const
+
+/** Sent with a successful answer while a post is scheduled (src/contract/posts-schedule.ts). */
+const POSTS_SCHEDULED_AT = {
+  type: 'string',
+  pattern: '^\\d{1,16}$',
+  description: 'Under `PUBLISHED_ONLY`: the next instant (ms since the epoch) at which a scheduled post becomes public. ' +
+    '`Cache-Control` max-age is capped at the seconds left until it. Absent when no post is scheduled.'
 } as const
 
 export const POSTS_ROUTE_SCHEMAS = {
@@ -36,10 +46,10 @@ export const POSTS_ROUTE_SCHEMAS = {
     response: {
       200: {
         description: 'Every post, or the page (possibly none).',
-        headers: { ...successHeaders(false), Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION },
+        headers: { ...successHeaders(false), Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
         content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: POST_REF } } }
       },
-      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION } },
+      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
       ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   },
@@ -48,17 +58,17 @@ export const POSTS_ROUTE_SCHEMAS = {
     summary: 'The row whose `slug` is this one',
     description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation); `fields` keeps only those columns.',
     tags: ['posts'],
-    querystring: POST_QUERY,
+    querystring: PREVIEW_POST_QUERY,
     // No control characters (nor lone surrogates, which a pattern cannot say): anything a store can hold.
     params: slugParams('^[^\\u0000-\\u001f\\u007f]+$', `Any slug the table may hold: 1 to ${SLUG_MAX_LENGTH} characters, no control characters.`),
     headers: REQUEST_HEADERS,
     response: {
       200: {
         description: 'The post.',
-        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION },
+        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
         content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
       },
-      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION } },
+      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
       ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])
     }
   },

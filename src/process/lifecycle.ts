@@ -51,6 +51,10 @@ async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperat
   const app = buildPostsApp(postsAppOptions(config, { store, logger: logger.child({ tier: 'posts-api' }), ...ops.tierOptions }))
   if (!store.tracksChanges) logger.warn('the store has no change tracking: every answer is read afresh')
   app.addHook('onClose', async () => store.close())
+  const { reportPublishing } = await import('../publishing/startup-report.js')
+  // Counting is advice: a store that fails it now fails the first request as it would have.
+  await reportPublishing(store, config, logger.child({ tier: 'posts-api' }))
+    .catch((err: unknown) => { logger.warn({ err }, 'could not count the rows the publishing rule and SLUG_PATTERN decide') })
   await listen(app, 'POSTS_PORT', config.host, config.postsPort, (address) => `post API listening at ${address} (store ${describeStore(config.store)})`)
   return app
 }

@@ -42,6 +42,12 @@ export const megabytes = z.coerce.number({ error: 'expected megabytes' })
 /** 'on' → true, 'off' → false. */
 export const onOff = z.enum(['on', 'off'], { error: "expected 'on' or 'off'" }).transform((value) => value === 'on')
 
+/** 'true' → true, 'false' → false. */
+export const trueFalse = z.enum(['true', 'false'], { error: "expected 'true' or 'false'" }).transform((value) => value === 'true')
+
+/** A key: at least 32 characters, so that it cannot be guessed. */
+export const secret = z.string().min(32, 'expected at least 32 characters')
+
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
   { error: 'expected fatal, error, warn, info, debug, trace or silent' })
 

@@ -6,5 +6,5 @@ import type { OpenStoreOptions } from '../store/open-store.js'
 
 export function storeOptions (config: Config, logger: Logger, writable: boolean): OpenStoreOptions {
   const onPoolError = (err: Error): void => logger.warn({ err }, 'idle database connection lost; the pool will reconnect')
-  return { writable, onPoolError, limits: config.storeLimits }
+  return { writable, onPoolError, limits: config.storeLimits, publishing: { publishedOnly: config.publishedOnly } }
 }

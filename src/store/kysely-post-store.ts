@@ -7,9 +7,12 @@ import { SAMPLE_POSTS } from './sample-posts.js'
 import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
-  type ColumnInfo, type Dialect, type KeyedPost, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
+  type ColumnInfo, type Dialect, type KeyedPost, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
 } from './store.js'
 import { upsertPosts } from './upsert-posts.js'
+import { migratePosts } from './schema-objects.js'
+import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
+import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
 
 /** The only table we read; its other columns are whatever the operator's table has. */
 export interface Tables {
@@ -73,10 +76,13 @@ export class KyselyPostStore implements PostStore {
   #tagCondition: ((tag: string) => RawBuilder<boolean>) | undefined
   #tracksChanges = false
   #columns: readonly string[] = []
+  readonly #publishing: PublishingOptions
+  #published: PublishingReads = NO_PUBLISHING_READS
 
-  constructor (db: Kysely<Tables>, spec: DialectSpec) {
+  constructor (db: Kysely<Tables>, spec: DialectSpec, publishing: PublishingOptions = { publishedOnly: false }) {
     this.#db = db
     this.#spec = spec
+    this.#publishing = publishing
     this.dialect = spec.dialect
     this.#slugKey = spec.slugKey({ name: 'slug', kind: 'value' })
   }
@@ -94,7 +100,11 @@ export class KyselyPostStore implements PostStore {
     this.#tagCondition = tags === undefined ? undefined : this.#spec.tagCondition(tags)
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
+    this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
   }
+
+  readNextScheduledInstant = async (): Promise<number | undefined> => await this.#published.readNextScheduledInstant()
+  readPublishingState = async (): Promise<PublishingState> => await this.#published.readState()
 
   /** Whether readChangeToken can answer (for the start-up log). */
   get tracksChanges (): boolean {
@@ -144,8 +154,9 @@ export class KyselyPostStore implements PostStore {
   }
 
   /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */
-  #select (fields: readonly string[] | undefined) {
-    const posts = this.#db.selectFrom('posts')
+  #select (fields: readonly string[] | undefined, applyRule = true) {
+    const visible = applyRule ? this.#published.condition() : undefined
+    const posts = visible === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(visible)
     return fields === undefined ? posts.selectAll() : posts.select(this.#columns.filter((name) => fields.includes(name)))
   }
 
@@ -199,7 +210,8 @@ export class KyselyPostStore implements PostStore {
 
   async readChangeToken (): Promise<string | undefined> {
     if (!this.#tracksChanges) return undefined
-    return await this.#read(() => this.#spec.readChangeToken())
+    const token = await this.#read(() => this.#spec.readChangeToken())
+    return token === undefined ? token : await this.#published.label(token)
   }
 
   poolStats (): PoolStats | undefined {
@@ -210,17 +222,22 @@ export class KyselyPostStore implements PostStore {
     await this.#read(() => this.#db.selectFrom('posts').select(sql.lit(1).as('one')).limit(1).execute())
   }
 
-  async findPostBySlug (slug: string, query: PostQuery = {}): Promise<Post | undefined> {
+  async findPostBySlug (slug: string, query: PostQuery = {}, applyRule = true): Promise<Post | undefined> {
     this.checkQuery(query)
-    const rows = await this.#read(() => this.#select(query.fields).where('slug', '=', slug).execute())
+    const rows = await this.#read(() => this.#select(query.fields, applyRule).where('slug', '=', slug).execute())
     // Collations may match more loosely than an exact slug match allows (MySQL *_ci ignores case and accents,
     // PAD SPACE ignores trailing spaces): the index finds candidates, this keeps the exact one.
     const row = rows.find((r) => r.slug === slug)
     return row === undefined ? undefined : this.#normalise(row)
   }
 
-  async migrate (): Promise<void> {
-    await this.#spec.createDefaultTable(this.#db)
+  /** The post whatever the publishing rule says: a preview's read, never cached. */
+  async findAnyPostBySlug (slug: string, query: PostQuery = {}): Promise<Post | undefined> {
+    return await this.findPostBySlug(slug, query, false)
+  }
+
+  async migrate (): Promise<MigrateOutcome> {
+    return await migratePosts(this.#db, this.dialect, this.#spec)
   }
 
   async seed (): Promise<number> {

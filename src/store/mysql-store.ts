@@ -2,10 +2,14 @@
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool, type Connection, type Pool, type PoolConnection, type TypeCastField, type TypeCastNext } from 'mysql2'
 import { isNetworkFailure } from './driver-errors.js'
+import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
 import type { ColumnInfo, PoolStats } from './store.js'
+
+/** Column types holding bytes, never served. */
+const BINARY_TYPES = new Set(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'])
 
 /** MySQL/MariaDB BOOLEAN is TINYINT(1): read it as a boolean. */
 function typeCast (field: TypeCastField, next: TypeCastNext): unknown {
@@ -79,7 +83,8 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
     // which only the table definition shows.
     const { rows: [definition] } = await sql<{ 'Create Table': string }>`SHOW CREATE TABLE posts`.execute(db)
     const jsonColumns = new Set([...(definition?.['Create Table'] ?? '').matchAll(JSON_VALID_CHECK)].map((m) => m[1]?.replaceAll('``', '`')))
-    return rows.map((r): ColumnInfo => ({ name: r.name, kind: jsonColumns.has(r.name) ? 'json' : 'value', type: r.type.toLowerCase(), collation: r.collation }))
+    const kindOf = (r: { name: string, type: string }): ColumnInfo['kind'] => jsonColumns.has(r.name) ? 'json' : BINARY_TYPES.has(r.type.toLowerCase()) ? 'binary' : 'value'
+    return rows.map((r): ColumnInfo => ({ name: r.name, kind: kindOf(r), type: r.type.toLowerCase(), collation: r.collation }))
   },
   // A DATETIME compared with text that is no date is a warning, not an error: nothing to map.
   isInvalidKey: () => false,
@@ -130,7 +135,7 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
 /** Requests that may wait for a connection; beyond it they fail at once (then 503). */
 const QUEUE_LIMIT = 100
 
-export function openMysqlStore (url: string, limits: StoreLimits): KyselyPostStore {
+export function openMysqlStore (url: string, limits: StoreLimits, publishing?: PublishingOptions): KyselyPostStore {
   const pool = createPool({
     uri: url,
     connectionLimit: limits.poolSize,
@@ -150,5 +155,5 @@ export function openMysqlStore (url: string, limits: StoreLimits): KyselyPostSto
     connection.query("SET time_zone = '+00:00'")
     setStatementTimeout(connection, limits.statementTimeoutMs).catch(() => {})
   })
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec(pool, limits.statementTimeoutMs))
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) }), mysqlSpec(pool, limits.statementTimeoutMs), publishing)
 }

@@ -48,7 +48,10 @@ function toBoolean (value: unknown): JsonValue | typeof OMIT {
   return normaliseValue(value)
 }
 
-const READERS = { json: parseJsonColumn, boolean: toBoolean, value: normaliseValue } as const
+/** A binary column is absent from every post, NULL or not: one shape for every row. */
+const omit = (): typeof OMIT => OMIT
+
+const READERS = { json: parseJsonColumn, boolean: toBoolean, binary: omit, value: normaliseValue } as const
 
 export type RowNormaliser = (row: Record<string, unknown>) => Post
 

@@ -2,6 +2,7 @@
 import { Kysely, sql, type CompiledQuery } from 'kysely'
 import pg from 'pg'
 import Cursor from 'pg-cursor'
+import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { isNetworkFailure } from './driver-errors.js'
 import { BoundedPostgresDialect, timedQuery, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
@@ -116,7 +117,7 @@ const postgresSpec = (pool: pg.Pool, bounds: QueryBounds): DialectSpec => ({
       WHERE attrelid = to_regclass('posts') AND attnum > 0 AND NOT attisdropped
       ORDER BY attnum`.execute(db)
     // The driver parses json, jsonb and boolean itself.
-    return rows.map((r) => ({ name: r.name, kind: 'value', type: r.type }))
+    return rows.map((r) => ({ name: r.name, kind: r.type === 'bytea' ? 'binary' : 'value', type: r.type }))
   },
   isInvalidKey: (err) => err instanceof pg.DatabaseError && isDataException(err.code),
   newestFirst: sql`published_at DESC NULLS LAST`,
@@ -174,7 +175,7 @@ async function removeFormerChangeTrigger (db: Kysely<Tables>): Promise<void> {
   })
 }
 
-export function openPostgresStore (url: string, onPoolError: (err: Error) => void, limits: StoreLimits): KyselyPostStore {
+export function openPostgresStore (url: string, onPoolError: (err: Error) => void, limits: StoreLimits, publishing?: PublishingOptions): KyselyPostStore {
   const pool = new pg.Pool({
     connectionString: url,
     max: limits.poolSize,
@@ -199,5 +200,5 @@ export function openPostgresStore (url: string, onPoolError: (err: Error) => voi
     queryTimeoutMs: limits.connectTimeoutMs + limits.statementTimeoutMs
   }
   const dialect = new BoundedPostgresDialect(pool, bounds)
-  return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, bounds))
+  return new KyselyPostStore(new Kysely<Tables>({ dialect }), postgresSpec(pool, bounds), publishing)
 }

@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3'
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely'
 import { LRUCache } from 'lru-cache'
+import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { changeTokenReader, installChangeCounter } from './sqlite-change-token.js'
 import type { ColumnInfo, ColumnKind } from './store.js'
@@ -10,11 +11,16 @@ import type { ColumnInfo, ColumnKind } from './store.js'
 /** How long a read waits for a writer's lock before failing (then 503). */
 const BUSY_TIMEOUT_MS = 2000
 
-/** SQLite has no JSON or boolean types: a column's declared type says how to read it. */
-function columnKind (declaredType: string): ColumnKind {
+/**
+ * SQLite has no JSON or boolean types: a column's declared type says how to read it. A view
+ * reports BLOB for every column it does not type, so only a table's BLOB column is binary (a
+ * view's bytes are still left out, by their value).
+ */
+function columnKind (declaredType: string, inTable: boolean): ColumnKind {
   const type = declaredType.toUpperCase()
   if (type.includes('JSON')) return 'json'
   if (type === 'BOOLEAN' || type === 'BOOL') return 'boolean'
+  if (inTable && type.includes('BLOB')) return 'binary'
   return 'value'
 }
 
@@ -40,7 +46,9 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
     isUnavailable,
     async describeColumns (db) {
       const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
-      return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type), type: r.type.toLowerCase() }))
+      const { rows: [object] } = await sql<{ type: string }>`SELECT type FROM sqlite_schema WHERE name = 'posts'`.execute(db)
+      const inTable = object?.type === 'table'
+      return rows.map((r): ColumnInfo => ({ name: r.name, kind: columnKind(r.type, inTable), type: r.type.toLowerCase() }))
     },
     // Values keep their type in the cursor, and any text compares with any column: no error to map.
     isInvalidKey: () => false,
@@ -123,7 +131,7 @@ export function unsupportedNodeApi (napi: string | undefined, nodeVersion: strin
  * Opens a SQLite file. Read-only unless `writable` (migrate, seed, or the fresh default file):
  * a database the user points to is never written to by serving.
  */
-export function openSqliteStore (filename: string, { writable }: { writable: boolean }): KyselyPostStore {
+export function openSqliteStore (filename: string, { writable }: { writable: boolean }, publishing?: PublishingOptions): KyselyPostStore {
   // An older Node does not refuse the addon cleanly: it crashes loading it.
   const unsupported = unsupportedNodeApi(process.versions.napi, process.version)
   if (unsupported !== undefined) throw new Error(unsupported)
@@ -132,5 +140,5 @@ export function openSqliteStore (filename: string, { writable }: { writable: boo
   database.defaultSafeIntegers(true)
   // WAL lets an editor commit while we read; only set on files we may write.
   if (writable) database.pragma('journal_mode = WAL')
-  return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database: withPreparedStatements(database) }) }), createSqliteSpec(database, filename))
+  return new KyselyPostStore(new Kysely<Tables>({ dialect: new SqliteDialect({ database: withPreparedStatements(database) }) }), createSqliteSpec(database, filename), publishing)
 }

@@ -1,5 +1,6 @@
 // The store boundary: what the upstream post API needs from a database, whatever its dialect.
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
+import type { PublishingState } from '../publishing/publishing-options.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
@@ -8,8 +9,8 @@ export type Post = { slug: string } & Record<string, JsonValue>
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql'
 
-/** How the normaliser must read a column the driver hands over as text or numbers. */
-export type ColumnKind = 'json' | 'boolean' | 'value'
+/** How the normaliser must read a column the driver hands over as text or numbers; `binary` is never served. */
+export type ColumnKind = 'json' | 'boolean' | 'binary' | 'value'
 
 export interface ColumnInfo {
   name: string
@@ -68,6 +69,20 @@ export interface PostStore {
    * only tell per connection (a SQLite file `migrate` never ran on): that token names its connection.
    */
   readChangeToken (): Promise<string | undefined>
+  /**
+   * The publishing rule on this table: its deciding columns and the rows it hides now, whether or
+   * not the reads apply it (PUBLISHED_ONLY), for the start-up log. Under PUBLISHED_ONLY every read
+   * above applies the rule, and the change token names the next scheduled instant too, so it
+   * moves when that instant passes (src/publishing/schedule.ts).
+   */
+  readPublishingState? (): Promise<PublishingState>
+  /**
+   * The next scheduled instant (ms since the epoch) under PUBLISHED_ONLY, read now; undefined when
+   * none, or when the rule is off. For stores without change tracking, whose token cannot carry it.
+   */
+  readNextScheduledInstant? (): Promise<number | undefined>
+  /** As findPostBySlug, whatever the publishing rule says (a preview). */
+  findAnyPostBySlug? (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */
   readonly tracksChanges: boolean
   /** The pool's connections now, for the metrics; undefined where there is no pool (SQLite). */
@@ -76,8 +91,12 @@ export interface PostStore {
   probe (): Promise<void>
   /** The post whose slug equals `slug` exactly (case, accents and trailing spaces count); only `fields` when given. */
   findPostBySlug (slug: string, query?: PostQuery): Promise<Post | undefined>
-  /** Creates the default `posts` table when absent. Only the `migrate` command and a fresh default database call it. */
-  migrate (): Promise<void>
+  /**
+   * Creates the default `posts` table when absent, or adds what an existing table lacks (the list's
+   * index; change tracking where the store needs it); writes nothing when `posts` is a view. Only
+   * the `migrate` command and a fresh default database call it.
+   */
+  migrate (): Promise<MigrateOutcome | void>
   /** Inserts the sample posts that are not there yet; returns how many were inserted. */
   seed (): Promise<number>
   /** Rejects with StoreSchemaError when `posts` or its `slug` column is missing. */
@@ -114,6 +133,9 @@ export interface PostUpsert {
 }
 
 export type UpsertOutcome = 'inserted' | 'updated' | 'unchanged'
+
+/** What `migrate` did: created the table, added `added` to an existing one (maybe nothing), or nothing on a view. */
+export type MigrateOutcome = { posts: 'created' } | { posts: 'table', added: string[] } | { posts: 'view' }
 
 export class StoreUnavailableError extends Error {
   constructor (message: string, options: { cause?: unknown } = {}) {

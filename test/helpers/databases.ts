@@ -10,6 +10,7 @@ import pg from 'pg'
 import type { Config, StoreLocation } from '../../src/config.js'
 import { openStore } from '../../src/store/open-store.js'
 import type { PostStore } from '../../src/store/store.js'
+import type { PublishingOptions } from '../../src/publishing/publishing-options.js'
 import { testConfig } from './config.js'
 
 export interface TestDatabase {
@@ -24,8 +25,8 @@ export interface TestDatabase {
 }
 
 /** Opens a store as the CLI does: read-only unless `writable`, with `config`'s pool limits (default: the settings table's). */
-export async function openTestStore (location: StoreLocation, { writable = false, config = testConfig() }: { writable?: boolean, config?: Config } = {}): Promise<PostStore> {
-  return await openStore(location, { writable, onPoolError: () => {}, limits: config.storeLimits })
+export async function openTestStore (location: StoreLocation, { writable = false, config = testConfig(), publishing }: { writable?: boolean, config?: Config, publishing?: PublishingOptions } = {}): Promise<PostStore> {
+  return await openStore(location, { writable, onPoolError: () => {}, limits: config.storeLimits, publishing })
 }
 
 /** Migrates `location` (the default table) and inserts the sample posts. */

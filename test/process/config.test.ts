@@ -123,6 +123,8 @@ describe('the settings table', () => {
     LOG_LEVEL: 'warn',
     SLUG_PATTERN: '^[a-z]+$',
     CACHE_CONTROL: 'max-age=60',
+    PUBLISHED_ONLY: 'true',
+    PREVIEW_SECRET: 'a-preview-secret-of-at-least-32-characters',
     CACHE_MAX_MB: '1',
     CORS_ORIGIN: 'off',
     UPSTREAM_TIMEOUT_MS: '1234',

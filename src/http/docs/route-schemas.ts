@@ -140,6 +140,20 @@ export function slugParams (pattern: string, description: string): Record<string
 /** The detail routes' only list parameter. */
 export const POST_QUERY = { type: 'object', properties: { fields: FIELDS } } as const
 
+/** The detail routes' query: `fields`, and a preview token. */
+export const PREVIEW_POST_QUERY = {
+  type: 'object',
+  properties: {
+    fields: FIELDS,
+    preview: {
+      type: 'string',
+      description: 'A preview token (`blog-read-api preview-url SLUG`): the post is served whether published or not, ' +
+        'with `Cache-Control: private, no-store`, never from or into a cache. A token that is forged, expired or for another slug ' +
+        'gets the same 404 as a missing post; without `PREVIEW_SECRET` on the post API, a 400 `invalid-query`.'
+    }
+  }
+} as const
+
 /** The request headers of every route: validators and the request id. */
 export const REQUEST_HEADERS = {
   type: 'object',

@@ -1,0 +1,6 @@
+import { mysqlServer } from '../helpers/databases.js'
+import { describePublishing } from './publishing-suite.js'
+import { describeSchedule } from './schedule-suite.js'
+
+describePublishing('MySQL/MariaDB', mysqlServer)
+describeSchedule('MySQL/MariaDB', mysqlServer)
