@@ -1,7 +1,8 @@
-// The optional list parameters of SPEC "List queries" (`fields`, `limit`, `after`, `tag`), shared
-// by both tiers: checked the same way at the front (before any upstream call) and at the post API,
-// written back in one canonical order (cache keys, upstream paths, Link headers), and the keyset
-// cursor that `after` carries.
+// The optional list parameters (`fields`, `limit`, `after`, `tag`), shared by both tiers: checked
+// the same way at the front (before any upstream call) and at the post API, written back in one
+// canonical order (cache keys, upstream paths, Link headers), and the keyset cursor that `after`
+// carries. A parameter that is not one of them, or one given twice, is refused: a typo must not
+// look like it worked.
 import { ProblemError } from './problems.js'
 import { createSlugValidator, isLookupableSlug, isStorableText, SLUG_MAX_LENGTH } from './slug.js'
 
@@ -54,14 +55,18 @@ export const QUERY_DETAILS = {
 
 export type QueryParameter = keyof typeof QUERY_DETAILS
 
+/** Every parameter a list accepts, in canonical order. */
+export const LIST_PARAMETERS: readonly QueryParameter[] = ['limit', 'after', 'fields', 'tag']
+
 export function invalidQuery (detail: string): ProblemError {
   return new ProblemError('invalid-query', detail)
 }
 
-/** The parameters of a list request (`url`: the request target); unknown ones are ignored. */
+/** The parameters of a list request (`url`: the request target); an unknown or repeated one is a 400. */
 export function parseListQuery (url: string): ListQuery {
   const params = searchParamsOf(url)
   if (params === undefined) return NO_QUERY
+  checkNames(params, LIST_PARAMETERS)
   const limit = single(params, 'limit')
   const after = single(params, 'after')
   const fields = single(params, 'fields')
@@ -152,6 +157,27 @@ function isCursorSlug (value: unknown): value is string {
 function searchParamsOf (url: string): URLSearchParams | undefined {
   const question = url.indexOf('?')
   return question === -1 || question === url.length - 1 ? undefined : new URLSearchParams(url.slice(question + 1))
+}
+
+/** Names shown in a refusal: enough to find the mistake, bounded whatever the request holds. */
+const MAX_NAMES_SHOWN = 10
+const MAX_NAME_SHOWN = 100
+
+/** Refuses names not in `accepted` and names given more than once, naming them. */
+function checkNames (params: URLSearchParams, accepted: readonly string[]): void {
+  const seen = new Set<string>()
+  const unknown = new Set<string>()
+  const repeated = new Set<string>()
+  for (const name of params.keys()) {
+    if (!accepted.includes(name)) unknown.add(name)
+    else if (seen.has(name)) repeated.add(name)
+    seen.add(name)
+  }
+  if (unknown.size === 0 && repeated.size === 0) return
+  const listed = (what: string, names: Set<string>): string[] => names.size === 0
+    ? []
+    : [`${what} parameter${names.size === 1 ? '' : 's'} ${[...names].slice(0, MAX_NAMES_SHOWN).map((name) => JSON.stringify(name.slice(0, MAX_NAME_SHOWN))).join(', ')}${names.size > MAX_NAMES_SHOWN ? ' and more' : ''}.`]
+  throw invalidQuery([...listed('Unknown', unknown), ...listed('Repeated', repeated), `The accepted parameters are ${accepted.join(', ')}, each at most once.`].join(' '))
 }
 
 function single (params: URLSearchParams, name: QueryParameter): string | undefined {
