@@ -1,5 +1,5 @@
 // The public front API: validates, asks the upstream post API through its cache, and answers
-// (SPEC part A, and the failure mapping of "Errors"). The routes only: how bodies are fetched,
+// (the two reads, and the mapping of upstream failures). The routes only: how bodies are fetched,
 // revalidated and checked is cache/upstream-cache.ts; the calls themselves, upstream/client.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
@@ -7,6 +7,7 @@ import { API_DOCS_ROUTES, registerApiDocs } from '../http/docs/api-docs.js'
 import type { BodyLimits } from '../contract/body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http/app.js'
+import { describeFilter } from '../contract/list-filter.js'
 import { nextLink, parseListQuery, parsePostQuery, type ListQuery, type SortKey } from '../contract/list-query.js'
 import { createFrontMetrics } from '../ops/front-metrics.js'
 import { createUpstreamReadiness } from '../ops/health.js'
@@ -28,6 +29,13 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperatio
   server: ServerOptions
   /** Serve /openapi.json and /docs (the default). */
   apiDocs?: boolean
+}
+
+/** Why a list is empty: the filter that matched nothing, or no posts at all. */
+function noPostsDetail (query: ListQuery): string {
+  const filter = describeFilter(query)
+  if (filter !== undefined) return `No post matches ${filter}${query.after === undefined ? '' : ' after this cursor'}.`
+  return query.after === undefined ? 'There are no posts yet.' : 'No post follows this cursor.'
 }
 
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
@@ -79,7 +87,7 @@ export function buildFrontApp ({
       return await relayList(request, reply, list)
     }
     flagStale(reply, list.stale)
-    if (list.body.empty) return sendProblem(reply, 'no-posts', 'There are no posts yet.')
+    if (list.body.empty) return sendProblem(reply, 'no-posts', noPostsDetail(query))
     linkNext(reply, query, list.body.next)
     return await sendRepresentation(request, reply, list.body.representation, cacheControl)
   }

@@ -66,7 +66,8 @@ describe('validation before any upstream call', () => {
     [`after=${encodeCursor({ slug: 'x'.repeat(201) })}`, 'after'], [`after=${CURSOR}&after=${CURSOR}`, 'after'],
     ['fields=', 'fields'], ['fields=,', 'fields'], ['fields=title,,slug', 'fields'], ['fields=t%C3%ADtle', 'fields'], ['fields=a.b', 'fields'],
     ['fields=9lives', 'fields'], [`fields=${'a'.repeat(64)}`, 'fields'], ['fields=title&fields=slug', 'fields'],
-    ['tag=', 'tag'], ['tag=Node', 'tag'], ['tag=-node', 'tag'], ['tag=node%20js', 'tag'], ['tag=n%C3%B6de', 'tag'], [`tag=${'a'.repeat(201)}`, 'tag']
+    ['tag=', 'tag'], ['tag=node,', 'tag'], ['tag=%1B', 'tag'], [`tag=${'a'.repeat(101)}`, 'tag'], ['tag_not=', 'tag_not'], ['published_after=2024', 'published_after'],
+    ['count=1', 'count']
   ]
 
   test('a malformed list parameter is a 400 invalid-query naming it, and the upstream is not called', async () => {
@@ -186,10 +187,17 @@ describe('links and pages', () => {
     assertProblem(await inject('/api/blog?limit=2'), 'upstream-bad-response')
   })
 
-  test('an empty page is a 404 no-posts', async () => {
+  test('an empty list or page is a 404 no-posts whose detail names the filters that matched nothing', async () => {
     upstream.behave(serve([]))
-    assertProblem(await inject(`/api/blog?limit=3&after=${CURSOR}`), 'no-posts')
-    assertProblem(await inject('/api/blog?tag=nothing'), 'no-posts')
+    for (const [path, detail] of [
+      ['/api/blog', 'There are no posts yet.'],
+      [`/api/blog?limit=3&after=${CURSOR}`, 'No post follows this cursor.'],
+      ['/api/blog?tag=nothing', 'No post matches tag=nothing.'],
+      ['/api/blog?tag_not=a&tag_all=Node.js,C%2B%2B&updated_after=2024-05-01T10:00:00%2B02:00&limit=2', 'No post matches tag_all=C++,Node.js and tag_not=a and updated_after=2024-05-01T08:00:00Z.'],
+      [`/api/blog?published_before=2020-01-01&after=${CURSOR}&limit=1`, 'No post matches published_before=2020-01-01T00:00:00Z after this cursor.']
+    ] as const) {
+      assert.equal(assertProblem(await inject(path), 'no-posts').detail, detail, path)
+    }
   })
 })
 

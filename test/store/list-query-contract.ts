@@ -217,8 +217,9 @@ export function describeListQueryContract (name: string, server: TestServer, fix
           assert.deepEqual((await walk(tiers, tier, 'limit=1&fields=tags&tag=sql', 1)).slugs, tagged('sql'))
         }
         assert.equal((await get(tiers.posts.url, '/api/posts?tag=rust')).text, '[]')
-        assertProblem(await get(tiers.front.url, '/api/blog?tag=rust'), 'no-posts')
-        assertProblem(await get(tiers.front.url, '/api/blog?tag=rust&limit=5'), 'no-posts')
+        assert.equal(assertProblem(await get(tiers.front.url, '/api/blog?tag=rust'), 'no-posts').detail, 'No post matches tag=rust.')
+        assert.equal(assertProblem(await get(tiers.front.url, '/api/blog?tag=rust,C%2B%2B&limit=5&published_after=2024-01-01'), 'no-posts').detail,
+          'No post matches tag=C++,rust and published_after=2024-01-01T00:00:00Z.')
       })
     })
 
@@ -267,7 +268,9 @@ export function describeListQueryContract (name: string, server: TestServer, fix
           [`after=${Buffer.from('{"slug":"a"}').toString('base64url')}`, 'after'], [`after=${'A'.repeat(3000)}`, 'after'],
           ['fields=', 'fields'], ['fields=title,', 'fields'], ['fields=1st', 'fields'], ['fields=ti%20tle', 'fields'],
           ['fields=title;drop', 'fields'], ['fields=nope', 'fields'], ['fields=title,Title', 'fields'], [`fields=${Array.from({ length: 101 }, (_, i) => `c${i}`).join(',')}`, 'fields'],
-          ['tag=', 'tag'], ['tag=SQL', 'tag'], ['tag=a--b', 'tag'], ['tag=%27%20OR%201%3D1', 'tag'], [`tag=${'a'.repeat(201)}`, 'tag']
+          ['tag=', 'tag'], ['tag=a,,b', 'tag'], ['tag=a%0Ab', 'tag'], [`tag=${'a'.repeat(101)}`, 'tag'], ['tag_all=', 'tag_all'], ['tag_not=%7F', 'tag_not'],
+          ['published_after=yesterday', 'published_after'], ['published_before=2024-02-30', 'published_before'], ['updated_after=2024-01-01T00:00:00', 'updated_after'],
+          ['count=yes', 'count']
         ]
         for (const [search, parameter] of bad) {
           const direct = assertProblem(await get(tiers.posts.url, `/api/posts?${search}`), 'invalid-query')
