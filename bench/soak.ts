@@ -1,6 +1,6 @@
 // `npm run soak`: a mixed load (list, detail, 404, 400) for a bounded time against both tiers,
 // started as in production on PostgreSQL, printing requests served, answers by status, and the
-// RSS of each process over time. Exits 1 on any unexpected status or a rising RSS after warm-up.
+// RSS of each process over time and its peak. Exits 1 on any unexpected status or a rising RSS after warm-up.
 //
 //   npm run soak -- [--duration 60] [--posts 1000] [--connections 20]
 import { parseArgs } from 'node:util'
@@ -55,6 +55,8 @@ try {
   const load = await createLoadGenerator(1)
   const run = await load.run(origin, mix, { connections, durationS, countStatuses: true })
   clearInterval(sampler)
+  // The kernel's high-water mark: a peak between two samples counts too.
+  const peaks = children.map((c) => memoryMb(c.pid, 'VmHWM'))
 
   const statuses = Object.entries(run.statuses ?? {}).map(([code, count]) => ({ code, count }))
   const unexpected = statuses.filter((s) => !EXPECTED.has(s.code)).reduce((sum, s) => sum + s.count, 0) + run.errors + run.timeouts
@@ -73,7 +75,8 @@ try {
   const half = Math.floor(warm.length / 2)
   const mean = (rows: typeof samples, i: number): number => rows.reduce((sum, row) => sum + (row.rss[i] ?? 0), 0) / Math.max(1, rows.length)
   const growth = children.map((_, i) => mean(warm.slice(half), i) / Math.max(1, mean(warm.slice(0, half), i)) - 1)
-  console.log(`\nRSS after warm-up, last half vs first half: ${children.map((c, i) => `${c.name} ${(growth[i]! * 100).toFixed(1)} %`).join(', ')}`)
+  console.log(`\nRSS peak: ${children.map((c, i) => `${c.name} ${peaks[i]!.toFixed(1)} MB`).join(', ')}`)
+  console.log(`RSS after warm-up, last half vs first half: ${children.map((c, i) => `${c.name} ${(growth[i]! * 100).toFixed(1)} %`).join(', ')}`)
   const rising = growth.some((g) => g > MAX_RSS_GROWTH)
   if (unexpected > 0 || rising) {
     console.error(unexpected > 0 ? 'FAIL: unexpected statuses' : 'FAIL: RSS keeps rising after warm-up')

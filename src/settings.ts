@@ -100,8 +100,8 @@ export const SETTINGS = {
   CACHE_MAX_MB: {
     value: 'MB',
     default: '64',
-    help: 'front: memory for its copies of upstream bodies, confirmed on every request (0: none)',
-    doc: 'Front: memory for its copies of upstream bodies (confirmed on every request, by posts version or `If-None-Match`, never served unchecked). `0` disables them.',
+    help: 'front: memory for its copies of upstream bodies (confirmed on every request) and its page indexes (0: none)',
+    doc: 'Front: memory for its copies of upstream bodies (confirmed on every request, by posts version or `If-None-Match`, never served unchecked) and for the page indexes of list shapes clients page through often, evicted alike. `0` disables them.',
     schema: megabytes,
     readBy: FRONT
   },

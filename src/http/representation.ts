@@ -51,6 +51,11 @@ export function createRepresentation (body: Buffer, etag = etagOf(body)): Repres
   }
 }
 
+/** Bytes a cache counts a held body for: room for the compressed variants made beside it. */
+export function heldSizeOf (body: Buffer): number {
+  return Math.ceil(body.length * 1.5) + 256
+}
+
 const OFFERED: readonly Encoding[] = ['br', 'gzip']
 /** Our order of preference when the client weighs codings equally; identity last. */
 const PREFERENCE = [...OFFERED, 'identity'] as const

@@ -3,26 +3,24 @@
 // size and the upstreams in rotation.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import { ProblemError } from '../contract/problems.js'
+import { isConnectFailure } from '../front/upstream/failures.js'
 import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
 
 /**
  * How one upstream call ended: it answered 200 (`ok`), 304, 404 for a post, 503 (`unavailable`),
  * or anything unusable (`bad-response`: another status, a body too large, of the wrong shape);
  * or nobody answered: the connection was `refused` (or the host not found), `reset` (broken
- * before or during the answer), or it ran out of time (`timeout`); or no call was made because
- * no upstream was in rotation (`failed-fast`).
+ * before or during the answer), or it ran out of time (`timeout`). A call is made even while no
+ * upstream is in rotation (panic routing), so every outcome is an upstream's.
  */
-export type UpstreamOutcome = 'ok' | 'not-modified' | 'not-found' | 'refused' | 'reset' | 'timeout' | 'bad-response' | 'unavailable' | 'failed-fast'
+export type UpstreamOutcome = 'ok' | 'not-modified' | 'not-found' | 'refused' | 'reset' | 'timeout' | 'bad-response' | 'unavailable'
 
-const OUTCOMES: readonly UpstreamOutcome[] = ['ok', 'not-modified', 'not-found', 'refused', 'reset', 'timeout', 'bad-response', 'unavailable', 'failed-fast']
+const OUTCOMES: readonly UpstreamOutcome[] = ['ok', 'not-modified', 'not-found', 'refused', 'reset', 'timeout', 'bad-response', 'unavailable']
 
 /** How a request's answer relates to the front's held copies. */
 export type CacheResult = 'hit' | 'miss' | 'stale'
 
 const CACHE_RESULTS: readonly CacheResult[] = ['hit', 'miss', 'stale']
-
-/** Errors of a connection that could not be made (as opposed to one that broke). */
-const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
 
 /** What the front's upstream cache tells the metrics (src/front/cache/upstream-cache.ts). */
 export interface UpstreamCacheObserver {
@@ -41,23 +39,23 @@ export interface FrontMetricSources {
   held: () => { copies: number, bytes: number }
 }
 
-/**
- * The outcome of a call that threw `err`: `status` is the upstream's answer if one came (its
- * body was then unusable), `failedFast` whether no upstream was in rotation when it started.
- */
-export function failureOutcome (err: unknown, status: number | undefined, failedFast: boolean): UpstreamOutcome {
+/** The outcome of a call that threw `err`: `status` is the upstream's answer if one came (its body was then unusable). */
+export function failureOutcome (err: unknown, status: number | undefined): UpstreamOutcome {
   if (status !== undefined) return status === 503 ? 'unavailable' : 'bad-response'
   if (!(err instanceof ProblemError)) return 'bad-response'
   switch (err.kind) {
-    case 'upstream-timeout': return failedFast ? 'failed-fast' : 'timeout'
-    case 'upstream-unavailable': return failedFast ? 'failed-fast' : 'unavailable'
-    case 'upstream-unreachable': {
-      if (failedFast) return 'failed-fast'
-      const code = (err.cause as { code?: unknown } | undefined)?.code
-      return typeof code === 'string' && CONNECT_FAILURES.has(code) ? 'refused' : 'reset'
-    }
+    case 'upstream-timeout': return 'timeout'
+    case 'upstream-unavailable': return 'unavailable'
+    case 'upstream-unreachable': return isConnectFailure(rootCause(err)) ? 'refused' : 'reset'
     default: return 'bad-response'
   }
+}
+
+/** The error under a problem, past the problems that wrap it (a failure while none was in rotation wraps the call's). */
+function rootCause (err: ProblemError): unknown {
+  let cause: unknown = err.cause
+  while (cause instanceof ProblemError) cause = cause.cause
+  return cause
 }
 
 /** The outcome of a call whose answer was used. */
@@ -68,7 +66,7 @@ export function answerOutcome (status: number): UpstreamOutcome {
 export function createFrontMetrics (registry: Registry, sources: FrontMetricSources): UpstreamCacheObserver {
   const callSeconds = new Histogram({
     name: `${METRIC_PREFIX}upstream_call_duration_seconds`,
-    help: 'Calls to the upstream post API (its _count: calls) by outcome: ok, not-modified, not-found, refused, reset, timeout, bad-response, unavailable, failed-fast (none in rotation: no call made)',
+    help: 'Calls to the upstream post API (its _count: calls) by outcome: ok, not-modified, not-found, refused, reset, timeout, bad-response, unavailable',
     labelNames: ['outcome'] as const,
     buckets: LATENCY_BUCKETS_S,
     registers: [registry]
@@ -86,13 +84,13 @@ export function createFrontMetrics (registry: Registry, sources: FrontMetricSour
   })
   registry.registerMetric(new Gauge({
     name: `${METRIC_PREFIX}front_cache_bytes`,
-    help: 'Bytes the held copies of upstream bodies are counted for (CACHE_MAX_MB bounds it)',
+    help: 'Bytes the held copies of upstream bodies and the page indexes of list shapes are counted for (CACHE_MAX_MB bounds it)',
     registers: [],
     collect () { this.set(sources.held().bytes) }
   }))
   registry.registerMetric(new Gauge({
     name: `${METRIC_PREFIX}front_cache_copies`,
-    help: 'Upstream bodies held for revalidation',
+    help: 'Upstream bodies held for revalidation, and page indexes of list shapes',
     registers: [],
     collect () { this.set(sources.held().copies) }
   }))

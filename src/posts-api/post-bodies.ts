@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream'
 import { LIST_BUFFER_LIMIT } from '../contract/body-limits.js'
 import { createCoalescer } from '../lib/coalescer.js'
 import { canonicalSearch, encodeCursor, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
-import { createRepresentation, etagOf, type Representation } from '../http/representation.js'
+import { createRepresentation, etagOf, heldSizeOf, type Representation } from '../http/representation.js'
 import { resumedStream } from '../lib/resumed-stream.js'
 import type { ListShape } from '../contract/keyed-list.js'
 import type { KeyedPost, Post, PostStore } from '../store/store.js'
@@ -68,8 +68,7 @@ export interface PostBodies {
   readonly cached: number
 }
 
-/** Room for the compressed variants made beside a body. */
-const sizeOfBody = (representation: Representation | null): number => representation === null ? 64 : Math.ceil(representation.body.length * 1.5) + 256
+const sizeOfBody = (representation: Representation | null): number => representation === null ? 64 : heldSizeOf(representation.body)
 const sizeOfList = (list: ListBody): number => list.kind === 'whole' ? sizeOfBody(list.representation) : 256
 
 /** Told of each body a request gets: `built` for it from the store, or reused (src/ops/store-metrics.ts). */

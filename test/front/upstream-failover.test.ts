@@ -1,11 +1,11 @@
 // Several upstreams over undici's MockAgent: calls spread over those in rotation,
 // a call that got no answer tried once on another, a failing upstream taken out of rotation and
-// back after a probe; a lone upstream answered for at once while it is out. Socket behaviour
+// back after a probe or its first answer; a lone upstream still called while it is out (panic
+// routing). Socket behaviour
 // (refusals, draining post APIs, pending calls) is tested on loopback in upstream-rotation.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { PooledUpstreamClient } from '../../src/front/upstream/client.js'
-import { ProblemError } from '../../src/contract/problems.js'
 import { call, clientOver, coded, mockAgent, rejectsWith } from '../helpers/mock-upstream.js'
 import { pollUntil } from '../helpers/poll.js'
 
@@ -120,21 +120,23 @@ test('a success in between resets the count: only failures in a row take an upst
   assert.equal(client.inRotation(), 1)
 })
 
-test('a lone upstream out of rotation: calls fail at once, as the failures were mapped (502, 504), with Retry-After, without calling', async (t) => {
+test('a lone upstream out of rotation is still called: failures as mapped (502, 504), said so, with Retry-After; its first answer is served and brings it back', async (t) => {
   for (const [code, kind] of [['ECONNREFUSED', 'upstream-unreachable'], ['UND_ERR_HEADERS_TIMEOUT', 'upstream-timeout']] as const) {
     const agent = mockAgent()
-    agent.get(A).intercept({ path: '/api/posts' }).replyWithError(coded(code)).times(2)
+    agent.get(A).intercept({ path: '/api/posts' }).replyWithError(coded(code)).times(4)
     // Probes far apart: none comes before the end of the test.
     const { client } = clientOver(t, agent, { bases: [A], ejectFailures: 2, probeIntervalMs: 10_000 })
     for (let i = 0; i < 2; i++) await rejectsWith(client.get('/api/posts', call), kind)
     assert.equal(client.inRotation(), 0)
-    agent.get(A).intercept({ path: '/api/posts' }).reply(200, A)
-    for (let i = 0; i < 3; i++) {
-      const fast = await rejectsWith(client.get('/api/posts', call), kind)
-      assert.match(fast.message, /No upstream is in rotation/)
-      assert.equal(fast.retryAfter, 10, 'Retry-After: the probe interval, in whole seconds')
+    for (let i = 0; i < 2; i++) {
+      const failed = await rejectsWith(client.get('/api/posts', call), kind)
+      assert.match(failed.message, /No upstream is in rotation/)
+      assert.equal(failed.retryAfter, 10, 'Retry-After: the probe interval, in whole seconds')
     }
-    assert.equal(agent.pendingInterceptors().length, 1, 'a call reached the upstream while it was out')
+    agent.get(A).intercept({ path: '/api/posts' }).reply(200, A)
+    assert.equal(await answerer(client), A)
+    assert.equal(client.inRotation(), 1, 'its answer brought it back, with no probe')
+    agent.assertNoPendingInterceptors()
   }
 })
 
@@ -152,22 +154,22 @@ test('a lone upstream back: served again once a probe is answered', async (t) =>
   agent.assertNoPendingInterceptors()
 })
 
-test('a probe answered 503 (not ready, or shutting down) keeps an upstream out, and the answer becomes a 503 with Retry-After', async (t) => {
+test('a probe answered 503 (not ready, or shutting down) keeps an upstream out; its calls are still made, and their 503 handed back as sent', async (t) => {
   const agent = mockAgent()
   agent.get(A).intercept({ path: '/api/posts' }).replyWithError(coded('ECONNREFUSED'))
-  agent.get(A).intercept({ path: '/readyz' }).reply(503, '{}').persist()
+  let probes = 0
+  agent.get(A).intercept({ path: '/readyz' }).reply(() => {
+    probes++
+    return { statusCode: 503, data: '{}' }
+  }).persist()
   const { client } = clientOver(t, agent, { bases: [A], ejectFailures: 1 })
   await rejectsWith(client.get('/api/posts', call), 'upstream-unreachable')
-  // 502 until the first probe; 503 from then on (a failed check is tried again, and reported if it lasts).
-  const unavailable = await pollUntil('a 503 answer', async () => {
-    const err = await client.get('/api/posts', call).then(() => assert.fail('served while out'), (e: unknown) => e)
-    assert.ok(err instanceof ProblemError)
-    if (err.kind === 'upstream-unavailable') return err
-    assert.equal(err.kind, 'upstream-unreachable')
-    return undefined
-  }, { everyMs: 5 })
-  assert.equal(unavailable.retryAfter, 1)
-  assert.equal(client.inRotation(), 0)
+  await pollUntil('two probes answered 503', () => probes >= 2, { everyMs: 5 })
+  agent.get(A).intercept({ path: '/api/posts' }).reply(503, '{}', { headers: { 'retry-after': '7' } })
+  const answer = await client.get('/api/posts', call)
+  assert.equal(answer.status, 503)
+  assert.equal(answer.headers['retry-after'], '7')
+  assert.equal(client.inRotation(), 0, 'a 503 does not bring it back')
 })
 
 test('a wrong answer shows the upstream is there: it never takes it out of rotation', async (t) => {

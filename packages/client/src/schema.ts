@@ -375,7 +375,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -415,7 +415,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -643,7 +643,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -683,7 +683,7 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description `no-store`: a problem is never cached. */
                     "Cache-Control": "no-store";
-                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (the front answers at once). */
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };

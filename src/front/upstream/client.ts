@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici'
 import type { UpstreamHealthSettings, UpstreamTimeouts } from '../../config.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH, versionIn } from '../../contract/posts-version.js'
 import type { ProblemError } from '../../contract/problems.js'
+import type { Timers } from '../../sync/timers.js'
 import { createRetryBudget, RETRY_BUDGET } from './retry-budget.js'
 import { CallDeadline, DeadlineError, exchange, type Answer, type ExchangeLimits } from './exchange.js'
 import { classify, drainingProblem, isAbsence, isDraining, retryScope, type RetryScope } from './failures.js'
@@ -47,7 +48,7 @@ export interface UpstreamClient {
    * upstream's version says nothing of this one's.
    */
   version (upstream: string, requestId: string): Promise<{ status: number, version: string | undefined } | undefined>
-  /** Upstreams in rotation now (0: calls fail fast, and the front is not ready). */
+  /** Upstreams in rotation now (0: the front is not ready, and calls go to every upstream). */
   inRotation (): number
 }
 
@@ -64,6 +65,8 @@ export interface UpstreamClientOptions {
   health: UpstreamHealthSettings
   /** Told when an upstream leaves rotation or comes back. */
   logger?: Pick<Logger, 'warn' | 'info'>
+  /** The timers of the probes (tests); the process's by default. */
+  timers?: Timers
 }
 
 /** One try on one dispatcher: the answer (read, or streaming), or why there was none. */
@@ -72,10 +75,11 @@ type Try = { response: Answer, error?: undefined } | { error: unknown, response?
 /** The version route's answer is a few bytes. */
 const VERSION_MAX_BYTES = 1024
 
-export function createUpstreamClient ({ upstreams, timeouts, health, logger }: UpstreamClientOptions): PooledUpstreamClient {
+export function createUpstreamClient ({ upstreams, timeouts, health, logger, timers }: UpstreamClientOptions): PooledUpstreamClient {
   const pool = createUpstreamPool({
     upstreams,
     ...health,
+    timers,
     probe: async (upstream, stop) => await probeUpstream(upstream, timeouts, stop),
     onChange: (upstream, inRotation, failure) => {
       if (inRotation) logger?.info(`upstream ${upstream.apiUrl.href} answered its probe: back in rotation`)
@@ -110,9 +114,10 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger }: U
   const requestOn = ({ apiUrl }: UpstreamTransport, path: string, headers: Record<string, string>): Dispatcher.DispatchOptions =>
     ({ origin: apiUrl.origin, method: 'GET', path: upstreamPath(apiUrl, path), headers, ...phases })
 
-  /** An answer came: the upstream is there, unless it said it is shutting down. */
+  /** An answer came: the upstream is there, unless it said it is shutting down; serving, unless it answered 503. */
   function recordAnswer (member: PoolMember<UpstreamTransport>, { status, headers }: Answer): void {
-    pool.record(member, isDraining(status, headers) ? drainingProblem() : undefined)
+    if (isDraining(status, headers)) pool.record(member, drainingProblem())
+    else pool.record(member, undefined, status !== 503)
   }
 
   /** The problem of a call that failed; only "nobody answered" counts against its upstream (a wrong answer shows it is there). */
@@ -123,8 +128,10 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger }: U
   }
 
   async function get (path: string, { requestId, maxBytes, ifNoneMatch, streamAbove }: UpstreamGetOptions): Promise<UpstreamResponse> {
+    // With none in rotation, the pool still picks one (panic routing); a failure then says so.
+    const outage = pool.inRotation() === 0
     let member = pool.pick()
-    if (member === undefined) throw pool.outage()
+    if (member === undefined) throw new Error('a pool always has an upstream to pick')
     retries.called()
     const deadline = new CallDeadline(timeouts.totalMs)
     const headers = headersFor(requestId, ifNoneMatch)
@@ -162,7 +169,8 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger }: U
       recordAnswer(member, answer)
       return { ...answer, upstream: member.upstream.apiUrl.href }
     } catch (err) {
-      throw recordFailure(member, err)
+      const problem = recordFailure(member, err)
+      throw outage ? pool.duringOutage(problem) : problem
     } finally {
       member.pending--
       fresh?.close().catch(() => {})

@@ -23,6 +23,12 @@ export function retryScope (err: unknown): RetryScope {
   return BROKEN_CODES.has(code) ? 'anywhere' : undefined
 }
 
+/** Whether `err` says the connection could not be made (refused, host not found), as opposed to one that broke. */
+export function isConnectFailure (err: unknown): boolean {
+  const code = codeOf(err)
+  return code !== undefined && CONNECT_FAILURE_CODES.has(code)
+}
+
 /**
  * A 503 with `Connection: close`: the upstream is shutting down (our post API answers requests on
  * kept-alive connections so while it drains), and the request did nothing there.

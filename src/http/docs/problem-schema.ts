@@ -65,7 +65,7 @@ function problemHeaders (status: number, { retryAfterOnGatewayErrors = false, he
   const retryAfter = status === 503
     ? requiredHeader(headerSchemas.retryAfter)
     : retryAfterOnGatewayErrors && (status === 502 || status === 504)
-      ? { ...headerSchemas.retryAfter, description: `${headerSchemas.retryAfter.description} Sent while no upstream is in rotation (the front answers at once).` }
+      ? { ...headerSchemas.retryAfter, description: `${headerSchemas.retryAfter.description} Sent while no upstream is in rotation (each is still tried): one probe interval.` }
       : undefined
   return {
     'X-Request-Id': headerSchemas.requestIdEcho,

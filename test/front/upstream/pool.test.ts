@@ -7,7 +7,6 @@ import { ProblemError } from '../../../src/contract/problems.js'
 
 const refused = new ProblemError('upstream-unreachable', 'refused')
 const timedOut = new ProblemError('upstream-timeout', 'too slow')
-const notReady = new ProblemError('upstream-unavailable', 'not ready')
 
 interface Harness {
   pool: UpstreamPool<string>
@@ -109,23 +108,51 @@ test('an upstream out is probed every probeIntervalMs until it answers, then bac
   assert.equal(pool.inRotation(), 2)
 })
 
-test('the last upstream leaves too: nothing to pick, and the outage problem is the latest failure, with Retry-After', async (t) => {
-  const { pool, probes } = harness(t, ['a'], { probeIntervalMs: 2500 })
+test('the last upstream leaves too: then every upstream is picked as if in rotation (panic routing), and a failure says so, with Retry-After', async (t) => {
+  const { pool, probes } = harness(t, ['a', 'b'], { probeIntervalMs: 2500 })
+  const [a, b] = [pool.pick(), pool.pick()]
+  if (a === undefined || b === undefined) return assert.fail()
+  for (const member of [a, b, a, b]) pool.record(member, timedOut)
+  assert.equal(pool.inRotation(), 0)
+  assert.deepEqual(picks(pool, 4), ['a', 'b', 'a', 'b'])
+  assert.equal(pool.pick(a)?.upstream, 'b', '`except` still holds')
+  const problem = pool.duringOutage(timedOut)
+  assert.equal(problem.kind, 'upstream-timeout')
+  assert.match(problem.message, /^too slow No upstream is in rotation/)
+  assert.equal(problem.retryAfter, 3)
+  // One comes back by its probe: calls go to it alone again.
+  t.mock.timers.tick(2500)
+  await probes[0]?.answer()
+  assert.deepEqual(picks(pool, 3), ['a', 'a', 'a'])
+})
+
+test('a call answered by an upstream out of rotation brings it back at once; a 503 answer neither brings it back nor counts against it', async (t) => {
+  const { pool, probes, changes } = harness(t, ['a'], { probeIntervalMs: 60_000 })
   const a = pool.pick()
   if (a === undefined) return assert.fail()
-  pool.record(a, timedOut)
-  pool.record(a, timedOut)
-  assert.equal(pool.pick(), undefined)
-  const outage = pool.outage()
-  assert.equal(outage.kind, 'upstream-timeout')
-  assert.match(outage.message, /^too slow No upstream is in rotation/)
-  assert.equal(outage.retryAfter, 3)
-  t.mock.timers.tick(2500)
-  await probes[0]?.answer(notReady)
-  assert.equal(pool.outage().kind, 'upstream-unavailable', 'the probe tells what is wrong now')
-  t.mock.timers.tick(2500)
-  await probes[1]?.answer()
-  assert.equal(pool.pick()?.upstream, 'a')
+  pool.record(a, refused)
+  pool.record(a, refused)
+  assert.equal(pool.inRotation(), 0)
+  assert.equal(pool.pick(), a, 'tried though out of rotation')
+  pool.record(a, undefined, false)
+  assert.equal(pool.inRotation(), 0, 'a 503 does not bring it back')
+  pool.record(a)
+  assert.equal(pool.inRotation(), 1, 'an answer does, with no probe')
+  assert.equal(probes.length, 0)
+  assert.deepEqual(changes, ['a out: refused', 'a in'])
+  t.mock.timers.tick(60_000)
+  assert.equal(probes.length, 0, 'its probe was cancelled')
+  // In rotation, 503 answers never take it out.
+  for (let i = 0; i < 10; i++) pool.record(a, undefined, false)
+  assert.equal(pool.inRotation(), 1)
+  // Back by a call while its probe runs: the probe's answer changes nothing more.
+  pool.record(a, refused)
+  pool.record(a, refused)
+  t.mock.timers.tick(60_000)
+  assert.equal(probes.length, 1)
+  pool.record(a)
+  await probes[0]?.answer()
+  assert.deepEqual(changes, ['a out: refused', 'a in', 'a out: refused', 'a in'])
 })
 
 test('ejectFailures 0: never out', (t) => {

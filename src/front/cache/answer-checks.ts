@@ -1,0 +1,114 @@
+// What an upstream answer must be before the front serves or holds it, checked once when it
+// arrives: pure functions of the answer, which turn any other answer into the problem the route
+// gives (502 for a wrong shape or status, 503 relayed with its Retry-After, 400 relayed for a
+// query the upstream refused).
+import sjson from 'secure-json-parse'
+import { encodeCursor, nextCursorIn, type SortKey } from '../../contract/list-query.js'
+import { PROBLEM_TYPE_BASE, ProblemError, RETRY_AFTER_S } from '../../contract/problems.js'
+import { isStorableText } from '../../contract/slug.js'
+import { createRepresentation, etagOf, type Representation } from '../../http/representation.js'
+import type { UpstreamResponse } from '../upstream/client.js'
+
+/** An upstream body that passed its shape check. */
+export interface CheckedBody {
+  representation: Representation
+  /** Lists only: the array is empty (404 at the front). */
+  empty: boolean
+  /** Pages only: where the next page starts, when more posts follow (from the upstream's Link). */
+  next?: SortKey
+}
+
+/**
+ * What the body of a call must be: the list (a page of at most `limit` posts when set) or the
+ * post `slug`; `queried`: the call carries list-query parameters (so a 400 of the upstream may
+ * be the client's mistake, relayed).
+ */
+export type Expected =
+  | { kind: 'list', limit: number | undefined, queried: boolean }
+  | { kind: 'post', slug: string, queried: boolean }
+
+const RETRY_AFTER = /^(?:\d{1,9}|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)$/
+const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
+/** A relayed problem detail longer than this is not relayed (an upstream we do not recognise). */
+const MAX_RELAYED_DETAIL = 500
+
+type JsonObject = Record<string, unknown>
+
+/** A post as the front relays one: an object with a string `slug` (the rest is the upstream's to decide). */
+export function isPost (value: unknown): value is JsonObject & { slug: string } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as JsonObject).slug === 'string'
+}
+
+/** Parses JSON from an upstream; throws on `__proto__`/`constructor.prototype` keys (prototype poisoning). */
+export function parseUpstreamJson (text: string): unknown {
+  return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' })
+}
+
+export function badResponse (detail: string, cause?: unknown): ProblemError {
+  return new ProblemError('upstream-bad-response', detail, { cause })
+}
+
+/**
+ * The body of a 200 read whole, checked against `expected` (502 when its shape is wrong), and the
+ * upstream's strong ETag if it sent one: only such a body can be revalidated, and held.
+ */
+export function checkBody (response: UpstreamResponse, expected: Expected): { body: CheckedBody, upstreamEtag: string | undefined } {
+  let value: unknown
+  try {
+    value = parseUpstreamJson(response.body.toString('utf8'))
+  } catch (err) {
+    throw badResponse('The upstream post API answered with a body that is not acceptable JSON.', err)
+  }
+  if (expected.kind === 'list') {
+    if (!Array.isArray(value) || !value.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
+    if (expected.limit !== undefined && value.length > expected.limit) throw badResponse('The upstream post API answered with more posts than the limit.')
+  } else if (!isPost(value) || value.slug !== expected.slug) {
+    throw badResponse('The upstream post API did not answer with the requested post.')
+  }
+  const next = nextCursor(response, expected)
+  const upstreamEtag = strongEtag(response.headers.etag)
+  // Without the upstream's validator, ours must cover the next link as well as the bytes.
+  const etag = upstreamEtag ?? etagOf(next === undefined ? response.body : Buffer.concat([response.body, Buffer.from(`\n${encodeCursor(next)}`)]))
+  const body = { representation: createRepresentation(response.body, etag), empty: Array.isArray(value) && value.length === 0, ...(next === undefined ? {} : { next }) }
+  return { body, upstreamEtag }
+}
+
+/**
+ * Where the next page starts, from the upstream's Link header: only for a page, and only its
+ * cursor, checked as a client's would be. The link itself is never followed nor passed on.
+ */
+export function nextCursor (response: UpstreamResponse, expected: Expected): SortKey | undefined {
+  const header = response.headers.link
+  if (expected.kind !== 'list' || expected.limit === undefined || header === undefined) return undefined
+  const next = nextCursorIn(Array.isArray(header) ? header.join(', ') : header)
+  if (next === null) throw badResponse('The upstream post API sent a next link without a valid cursor.')
+  return next
+}
+
+/** The upstream refused the query's parameters (a column it lacks, no tags): the client's 400, with its detail. */
+export function relayedInvalidQuery (response: UpstreamResponse): ProblemError {
+  let problem: unknown
+  try {
+    problem = parseUpstreamJson(response.body.toString('utf8'))
+  } catch {}
+  const { type, detail } = (typeof problem === 'object' && problem !== null ? problem : {}) as { type?: unknown, detail?: unknown }
+  if (type !== `${PROBLEM_TYPE_BASE}invalid-query` || typeof detail !== 'string' || detail.length > MAX_RELAYED_DETAIL || !isStorableText(detail)) {
+    return badResponse('The upstream post API answered with status 400.')
+  }
+  return new ProblemError('invalid-query', detail)
+}
+
+/** The outcomes every route maps the same way: 503 relayed with its Retry-After, any other unexpected status 502. */
+export function unexpectedStatus (response: UpstreamResponse): ProblemError {
+  if (response.status === 503) {
+    const header = response.headers['retry-after']
+    return new ProblemError('upstream-unavailable', 'The upstream post API is unavailable; try again shortly.', {
+      retryAfter: typeof header === 'string' && RETRY_AFTER.test(header) ? header : RETRY_AFTER_S
+    })
+  }
+  return badResponse(`The upstream post API answered with status ${response.status}.`)
+}
+
+export function strongEtag (header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && STRONG_ETAG.test(header) ? header : undefined
+}
