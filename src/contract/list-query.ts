@@ -8,6 +8,9 @@ import { canonicalFilter, DATE_FILTERS, FILTER_DETAILS, parseInstant, parseTags,
 import { ProblemError } from './problems.js'
 import { isLookupableSlug, isStorableText } from './slug.js'
 
+/** Sent with `count=exact`: how many posts the query's filters keep, whatever its limit and cursor. */
+export const TOTAL_COUNT_HEADER = 'x-total-count'
+
 /** The most posts one page may hold. */
 export const MAX_PAGE_SIZE = 1000
 /** The most column names one `fields` may list. */

@@ -8,7 +8,7 @@ import type { BodyLimits } from '../contract/body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http/app.js'
 import { describeFilter } from '../contract/list-filter.js'
-import { nextLink, parseListQuery, parsePostQuery, type ListQuery, type SortKey } from '../contract/list-query.js'
+import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type SortKey } from '../contract/list-query.js'
 import { createFrontMetrics } from '../ops/front-metrics.js'
 import { createUpstreamReadiness } from '../ops/health.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
@@ -83,11 +83,13 @@ export function buildFrontApp ({
     const query = parseListQuery(request.url)
     const list = await cache.list(query, request.id, () => answerable(request))
     if (list.kind === 'stream') {
+      if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
       linkNext(reply, query, list.next)
       return await relayList(request, reply, list)
     }
     flagStale(reply, list.stale)
     if (list.body.empty) return sendProblem(reply, 'no-posts', noPostsDetail(query))
+    if (list.body.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.body.total))
     linkNext(reply, query, list.body.next)
     return await sendRepresentation(request, reply, list.body.representation, cacheControl)
   }

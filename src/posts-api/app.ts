@@ -1,5 +1,5 @@
-// The upstream post API: the two reads of SPEC part A over a PostStore, with the list queries
-// (fields, pages, tags), strong ETags, 304s and compression, bodies built once per store change
+// The upstream post API: the list and the post over a PostStore, with the list queries
+// (fields, pages, filters, counts), strong ETags, 304s and compression, bodies built once per store change
 // and query, large lists streamed, and the posts version each answer was read under (the front
 // confirms its copies with it: src/contract/posts-version.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -8,7 +8,7 @@ import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http/app.js'
 import { KEYED_LIST_CONTENT_TYPE, KEYED_LIST_PATH, shapeOf } from '../contract/keyed-list.js'
-import { invalidQuery, nextLink, parseListQuery, parsePostQuery } from '../contract/list-query.js'
+import { invalidQuery, nextLink, TOTAL_COUNT_HEADER, parseListQuery, parsePostQuery } from '../contract/list-query.js'
 import { createStoreReadiness } from '../ops/store-readiness.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
@@ -84,6 +84,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const query = parseListQuery(request.url)
     const { body: list, version } = await read(() => bodies.list(query))
     labelVersion(reply, version)
+    if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
       return await sendRepresentation(request, reply, list.representation, cacheControl)

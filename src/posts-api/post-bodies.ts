@@ -14,6 +14,7 @@ import type { ListShape } from '../contract/keyed-list.js'
 import type { KeyedPost, Post, PostStore } from '../store/store.js'
 import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
 import type { ConcurrencyGate } from '../lib/concurrency-gate.js'
+import { createListCounts } from './list-counts.js'
 
 /** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
@@ -30,11 +31,12 @@ const STREAM_CHUNK_CHARS = 16 * 1024
  */
 const KEYED_CHUNK_CHARS = 256 * 1024
 
+/** `total`: with `count=exact`, how many posts the filter keeps (X-Total-Count); the ETag covers it. */
 export type ListBody =
   /** `next`: a page's last sort key, when more posts follow it. */
-  | { kind: 'whole', representation: Representation, next?: SortKey }
+  | { kind: 'whole', representation: Representation, next?: SortKey, total?: number }
   /** Too large to hold: stream it. `etag` is set when a change token identifies the content. */
-  | { kind: 'large', etag: string | undefined }
+  | { kind: 'large', etag: string | undefined, total?: number }
 
 interface Generation {
   token: string
@@ -85,6 +87,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
   // this turns a query per request into a query per round trip, freshness unchanged.
   const tokenReads = createCoalescer<string | undefined>()
   const readChangeToken = (): Promise<string | undefined> => tokenReads.run('token', () => store.readChangeToken())
+  const counts = createListCounts(async (filter) => await gated(() => store.countPosts(filter)))
 
   function generationFor (token: string): Generation {
     if (current?.token !== token) {
@@ -149,7 +152,10 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       store.checkQuery(query)
       const { limit } = query
       const token = await readChangeToken()
-      const build = (): Promise<ListBody> => gated(() => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit }))
+      const build = async (): Promise<ListBody> => {
+        const body = await gated(() => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit }))
+        return query.count === undefined ? body : withTotal(body, await counts.count(query, token))
+      }
       if (token === undefined) {
         onBody?.('list', true)
         return { body: await build(), version: undefined }
@@ -183,6 +189,13 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       return current === undefined ? 0 : current.lists.size + current.posts.size
     }
   }
+}
+
+/** `body` with its total, which its validator covers. */
+function withTotal (body: ListBody, total: number): ListBody {
+  if (body.kind === 'large') return { ...body, total, etag: body.etag?.replace(/"$/, `-t${total}"`) }
+  const { representation } = body
+  return { ...body, total, representation: createRepresentation(representation.body, etagOf(Buffer.from(`${representation.etag}\ntotal ${total}`))) }
 }
 
 /** `text` as a stream whose first chunk is read: the query runs, so a store failure is still a clean 503. */

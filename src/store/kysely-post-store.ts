@@ -1,6 +1,7 @@
 // The PostStore every dialect shares: Kysely builds the reads; a DialectSpec supplies what
 // differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
+import type { ListFilter } from '../contract/list-filter.js'
 import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
@@ -195,6 +196,14 @@ export class KyselyPostStore implements PostStore {
     const last = posts.at(-1)
     const next = rows.length > query.limit && last !== undefined ? this.#sortKeyOf(last) : undefined
     return { posts: posts.map((row) => this.#normalise(withoutSortKey(row))), next }
+  }
+
+  async countPosts (filter: ListFilter): Promise<number> {
+    checkFilter(filter, this.#filterColumns)
+    let query = this.#db.selectFrom('posts').select(sql<unknown>`COUNT(*)`.as('n'))
+    for (const condition of filterConditions(filter, this.#filterColumns)) query = query.where(condition)
+    const rows = await this.#read(() => query.execute())
+    return Number(rows[0]?.n ?? 0)
   }
 
   #sortKeyOf (row: Record<string, unknown>): SortKey {

@@ -1,9 +1,10 @@
 // The store boundary: what the upstream post API needs from a database, whatever its dialect.
+import type { ListFilter } from '../contract/list-filter.js'
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
-/** One row of `posts`, every column a property, values normalised (SPEC "Posts and stores"). */
+/** One row of `posts`, every column a property, values normalised (docs/api.md). */
 export type Post = { slug: string } & Record<string, JsonValue>
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql'
@@ -54,6 +55,8 @@ export interface PostStore {
   streamKeyedPosts (query?: ListQuery): AsyncIterable<KeyedPost>
   /** One page: at most `limit` posts of the list in the same order, read whole. */
   readPage (query: PageQuery): Promise<Page>
+  /** How many posts `filter` keeps (one query). */
+  countPosts (filter: ListFilter): Promise<number>
   /**
    * Rejects at once (StoreQueryError) a query this table cannot answer: a `fields` name that is
    * not a column, a `tag` without a usable `tags` column, a cursor of another kind of list.
@@ -82,7 +85,7 @@ export interface PostStore {
   checkSchema (): Promise<void>
   close (): Promise<void>
 
-  // The import command's writes (issue 11).
+  // The import command's writes.
   /** The columns of `posts`, in table order (known after checkSchema). */
   readonly columns: readonly string[]
   /**

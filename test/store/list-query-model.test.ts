@@ -155,6 +155,11 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
           const search = searchOf(q)
           const whole = await get(tiers.posts.url, `/api/posts${search === '' ? '' : `?${search}`}`)
           assert.equal(whole.status, 200, whole.text)
+          assert.equal(whole.headers['x-total-count'], undefined)
+          // The count: every post the filters keep, whatever the page, at both tiers.
+          const counted = `limit=${q.limit}&count=exact${search === '' ? '' : `&${search}`}`
+          assert.equal((await get(tiers.posts.url, `/api/posts?${counted}`)).headers['x-total-count'], String(want.length), counted)
+          if (want.length > 0) assert.equal((await get(tiers.front.url, `/api/blog?${counted}`)).headers['x-total-count'], String(want.length), counted)
           assert.deepEqual((whole.json() as Array<{ slug: string }>).map((p) => p.slug), want, `/api/posts?${search}`)
           assert.deepEqual(await walk(tiers.posts.url, '/api/posts', search, q.limit), want, `walk /api/posts?${search}`)
           assert.deepEqual(await walk(tiers.front.url, '/api/blog', search, q.limit), want, `walk /api/blog?${search}`)

@@ -13,7 +13,7 @@ import type { Config } from '../../config.js'
 import { canonicalSearch, type ListQuery, type PostQuery, type SortKey } from '../../contract/list-query.js'
 import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
-import { checkBody, nextCursor, relayedInvalidQuery, strongEtag, unexpectedStatus, type CheckedBody, type Expected } from './answer-checks.js'
+import { checkBody, nextCursor, relayedInvalidQuery, strongEtag, totalCount, unexpectedStatus, type CheckedBody, type Expected } from './answer-checks.js'
 import { createHeldCopies, type HeldCopy, type Stale } from './copies.js'
 import { createPageIndexes } from './page-index.js'
 import { createTimedCall, type Answered } from './timed-calls.js'
@@ -39,7 +39,7 @@ export type PostOutcome =
 export type ListOutcome =
   | { kind: 'body', body: CheckedBody, stale?: Stale }
   /** A list too large to check whole: relayed as it comes, to one client only. */
-  | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey }
+  | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey, total?: number }
 
 /** `wanted`: whether the request still waits for the answer (its client is there); no call is made for it otherwise. */
 export interface UpstreamCache {
@@ -94,7 +94,8 @@ export function createUpstreamCache ({
       const { stream } = response
       try {
         const next = nextCursor(response, expected)
-        return { kind: 'stream', stream, etag: strongEtag(response.headers.etag), ...(next === undefined ? {} : { next }) }
+        const total = totalCount(response, expected)
+        return { kind: 'stream', stream, etag: strongEtag(response.headers.etag), ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
       } catch (err) {
         stream.destroy()
         throw err
@@ -155,13 +156,14 @@ export function createUpstreamCache ({
     indexing: () => pageIndexes.building(),
     async list (query, requestId, wanted) {
       const { limit } = query
-      if (limit !== undefined) {
+      // A page index holds the posts of a shape, not their count: a counted page is asked for.
+      if (limit !== undefined && query.count === undefined) {
         const page = await pageIndexes.page({ ...query, limit }, requestId, wanted)
         if (page !== undefined) return { kind: 'body', body: page }
       }
       // Canonical: the same query in any spelling is one copy and one coalesced call.
       const search = canonicalSearch(query)
-      const fetched = await answer(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '' }, requestId, wanted)
+      const fetched = await answer(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '', counted: query.count !== undefined }, requestId, wanted)
       if (fetched.kind === 'absent') throw new Error('a list is never absent')
       return fetched
     },
