@@ -37,7 +37,7 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
       response: {
         200: {
           description: 'The posts, at least one.',
-          headers: { ...successHeaders(false), Link: headerSchemas.link, 'Cache-Status': CACHE_STATUS },
+          headers: { ...successHeaders(false), Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount, 'Cache-Status': CACHE_STATUS },
           content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', minItems: 1, items: POST_REF } } }
         },
         304: withLink(withCacheStatus(notModifiedResponse(false))),
@@ -72,5 +72,5 @@ function withCacheStatus (response: ReturnType<typeof notModifiedResponse>): Ret
 
 /** A page's 304 carries its next link too. */
 function withLink (response: ReturnType<typeof notModifiedResponse>): ReturnType<typeof notModifiedResponse> {
-  return { ...response, headers: { ...response.headers, Link: headerSchemas.link } }
+  return { ...response, headers: { ...response.headers, Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount } }
 }

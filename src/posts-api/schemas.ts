@@ -35,10 +35,10 @@ export const POSTS_ROUTE_SCHEMAS = {
     response: {
       200: {
         description: 'Every post, or the page (possibly none).',
-        headers: { ...successHeaders(false), Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION },
+        headers: { ...successHeaders(false), Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount, 'Posts-Version': POSTS_VERSION },
         content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: POST_REF } } }
       },
-      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION } },
+      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount, 'Posts-Version': POSTS_VERSION } },
       ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   },

@@ -75,6 +75,11 @@ export const headerSchemas = {
   etag: { ...STRONG_ETAG, description: 'Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes.' },
   vary: { type: 'string', pattern: '[Aa]ccept-[Ee]ncoding', description: 'Names `accept-encoding`: the body depends on it.' },
   contentEncoding: { type: 'string', enum: ['br', 'gzip'], description: 'Set when the body is compressed.' },
+  totalCount: {
+    type: 'string',
+    pattern: '^(?:0|[1-9][0-9]*)$',
+    description: 'With `count=exact` only: how many posts match every filter of the query, whatever `limit` and `after`.'
+  },
   link: {
     type: 'string',
     pattern: '^<[^<>]+>; rel="next"$',
