@@ -8,6 +8,7 @@ import type { BodyLimits } from '../contract/body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http/app.js'
 import { describeFilter } from '../contract/list-filter.js'
+import { FRONT_TAGS_PATH } from '../contract/tag-counts.js'
 import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type SortKey } from '../contract/list-query.js'
 import { createFrontMetrics } from '../ops/front-metrics.js'
 import { createUpstreamReadiness } from '../ops/health.js'
@@ -49,7 +50,7 @@ export function buildFrontApp ({
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/blog', '/api/blog/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/blog', '/api/blog/:slug', FRONT_TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins,
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('front')
@@ -103,12 +104,19 @@ export function buildFrontApp ({
     return await sendRepresentation(request, reply, post.body.representation, cacheControl)
   }
 
+  async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const tags = await cache.tags(request.id, () => answerable(request))
+    flagStale(reply, tags.stale)
+    return await sendRepresentation(request, reply, tags.body.representation, cacheControl)
+  }
+
   registerApiDocs(app, { ...FRONT_API_DOCS, enabled: apiDocs })
   const schemas = frontRouteSchemas(slugPattern)
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
   app.register(async (api) => {
     api.get('/api/blog', { schema: schemas.list }, listPosts)
     api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
+    api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

@@ -1,7 +1,7 @@
 // The front's routes as schemas, for its OpenAPI document (src/http/docs/api-docs.ts). Documentation only:
 // the handlers check the slug themselves and send the upstream's bytes (src/http/docs/route-schemas.ts).
 import { problemResponses, type ProblemResponseOptions } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, TAG_COUNTS_SCHEMA, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../contract/slug.js'
 
 export const FRONT_API_DOCS = {
@@ -21,7 +21,7 @@ const UPSTREAM_FAILURES = ['upstream-unreachable', 'upstream-bad-response', 'ups
 const PROBLEM_OPTIONS: ProblemResponseOptions = { retryAfterOnGatewayErrors: true }
 
 /** The front's two routes; `slugPattern` is SLUG_PATTERN, as the route applies it. */
-export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: object } {
+export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: object, tags: object } {
   const slug = anchorSlugPattern(slugPattern)
   return {
     list: {
@@ -61,6 +61,23 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
         },
         304: withCacheStatus(notModifiedResponse(true)),
         ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', ...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
+      }
+    },
+    tags: {
+      operationId: 'listTags',
+      summary: 'Every tag with its number of posts',
+      description: 'The upstream post API\'s tag counts, byte for byte: `[{"tag": "sql", "count": 4}]`, most used first, ties by tag; ' +
+        'counted over the posts the list holds, and as fresh as the list.',
+      tags: ['posts'],
+      headers: REQUEST_HEADERS,
+      response: {
+        200: {
+          description: 'The tags (possibly none).',
+          headers: { ...successHeaders(true), 'Cache-Status': CACHE_STATUS },
+          content: { [JSON_MEDIA_TYPE]: { schema: TAG_COUNTS_SCHEMA } }
+        },
+        304: withCacheStatus(notModifiedResponse(true)),
+        ...problemResponses([...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
       }
     }
   }

@@ -15,6 +15,7 @@ import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
 import { ProblemError } from '../contract/problems.js'
+import { TAGS_PATH } from '../contract/tag-counts.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
@@ -48,7 +49,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, KEYED_LIST_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, KEYED_LIST_PATH, TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
@@ -127,6 +128,13 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     return await reply.header('cache-control', 'no-store').header('content-type', KEYED_LIST_CONTENT_TYPE).send(stream)
   }
 
+  /** Every tag with its number of posts, read as the list is (exactly fresh, labelled). */
+  async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { body, version } = await read(() => bodies.tags())
+    labelVersion(reply, version)
+    return await sendRepresentation(request, reply, body, cacheControl)
+  }
+
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
   app.register(async (api) => {
@@ -134,6 +142,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     api.get('/api/post/:slug', { schema: POSTS_ROUTE_SCHEMAS.post }, getPost)
     api.get(VERSION_PATH, { schema: POSTS_ROUTE_SCHEMAS.version }, currentVersion)
     api.get(KEYED_LIST_PATH, { schema: POSTS_ROUTE_SCHEMAS.keyed }, keyedList)
+    api.get(TAGS_PATH, { schema: POSTS_ROUTE_SCHEMAS.tags }, listTags)
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

@@ -15,6 +15,7 @@ import type { KeyedPost, Post, PostStore } from '../store/store.js'
 import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
 import type { ConcurrencyGate } from '../lib/concurrency-gate.js'
 import { createListCounts } from './list-counts.js'
+import { createTagBodies } from './tag-bodies.js'
 
 /** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
@@ -60,6 +61,8 @@ export interface PostBodies {
   /** Rejects with StoreQueryError, before reading anything, when the table cannot answer `query`. The body is null when no post has `slug`. */
   post: (slug: string, query?: PostQuery) => Promise<Versioned<Representation | null>>
   list: (query?: ListQuery) => Promise<Versioned<ListBody>>
+  /** Every tag with its number of posts (src/contract/tag-counts.ts). */
+  tags: () => Promise<Versioned<Representation>>
   /** The version now: read after this call. Undefined: the store cannot tell. */
   version: () => Promise<string | undefined>
   /** The list as a stream; rejects (before any byte is sent) when the store fails to start it. */
@@ -88,6 +91,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
   const tokenReads = createCoalescer<string | undefined>()
   const readChangeToken = (): Promise<string | undefined> => tokenReads.run('token', () => store.readChangeToken())
   const counts = createListCounts(async (filter) => await gated(() => store.countPosts(filter)))
+  const tagBodies = createTagBodies(store, gated)
 
   function generationFor (token: string): Generation {
     if (current?.token !== token) {
@@ -173,6 +177,11 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     async version () {
       const token = await readChangeToken()
       return token === undefined ? undefined : generationFor(token).version
+    },
+
+    async tags () {
+      const token = await readChangeToken()
+      return { body: await tagBodies.body(token), version: token === undefined ? undefined : generationFor(token).version }
     },
 
     // A stream holds its turn until its first rows are read; then its pace is its client's (on

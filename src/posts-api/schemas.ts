@@ -2,7 +2,7 @@
 // only: the handlers check the slug themselves and send bodies built from the rows as they are
 // (src/http/docs/route-schemas.ts).
 import { problemResponses } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, TAG_COUNTS_SCHEMA, notModifiedResponse, POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { KEYED_LIST_CONTENT_TYPE } from '../contract/keyed-list.js'
 import { VERSION_PATH, VERSION_PATTERN } from '../contract/posts-version.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
@@ -102,6 +102,24 @@ export const POSTS_ROUTE_SCHEMAS = {
         content: { [KEYED_LIST_CONTENT_TYPE.split(';')[0] as string]: { schema: { type: 'string' } } }
       },
       ...problemResponses(['invalid-query', 'store-unavailable'])
+    }
+  },
+  tags: {
+    operationId: 'listTags',
+    summary: 'Every tag with its number of posts',
+    description: 'The strings of each post\'s `tags` (a JSON array, or a PostgreSQL `text[]`), counted over the posts the list holds, ' +
+      'each post once per tag: most used first, ties by tag (bytewise). Read as the list is (a committed change shows in the next answer). ' +
+      'A table without `tags`: an empty array.',
+    tags: ['posts'],
+    headers: REQUEST_HEADERS,
+    response: {
+      200: {
+        description: 'The tags (possibly none).',
+        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION },
+        content: { [JSON_MEDIA_TYPE]: { schema: TAG_COUNTS_SCHEMA } }
+      },
+      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION } },
+      ...problemResponses(['store-unavailable'])
     }
   }
 } as const

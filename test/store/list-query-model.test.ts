@@ -1,6 +1,7 @@
 // The list queries against a reference model: random rows, random combinations of the filters
 // (tag sets with free-form tags, date windows) with random pages; the answer's membership and
-// order, and a cursor walk through both tiers, equal what the model computes in JavaScript.
+// order, its count, a cursor walk through both tiers, and the tag counts equal what the model
+// computes in JavaScript.
 // SQLite always; PostgreSQL (a jsonb and a text[] `tags`) and MySQL when their test servers are
 // set (mandatory in CI), as the store suites run.
 import assert from 'node:assert/strict'
@@ -148,6 +149,11 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
       const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
       await fc.assert(fc.asyncProperty(rows, fc.array(query, { minLength: 1, maxLength: 3 }), async (all, queries) => {
         await load(all)
+        // Every tag with its number of posts, at both tiers, exactly fresh.
+        const tagCounts = TAGS.map((tag) => ({ tag, count: all.filter((r) => r.tags?.includes(tag) === true).length })).filter((t) => t.count > 0)
+          .sort((a, b) => b.count - a.count || Buffer.compare(Buffer.from(a.tag), Buffer.from(b.tag)))
+        assert.deepEqual((await get(tiers.posts.url, '/api/posts/tags')).json(), tagCounts)
+        assert.deepEqual((await get(tiers.front.url, '/api/tags')).json(), tagCounts)
         for (const q of queries) {
           const want = expected(all, q)
           asked++

@@ -3,6 +3,7 @@
 // gives (502 for a wrong shape or status, 503 relayed with its Retry-After, 400 relayed for a
 // query the upstream refused).
 import sjson from 'secure-json-parse'
+import { isTagCounts } from '../../contract/tag-counts.js'
 import { encodeCursor, nextCursorIn, TOTAL_COUNT_HEADER, type SortKey } from '../../contract/list-query.js'
 import { PROBLEM_TYPE_BASE, ProblemError, RETRY_AFTER_S } from '../../contract/problems.js'
 import { isStorableText } from '../../contract/slug.js'
@@ -28,6 +29,7 @@ export interface CheckedBody {
 export type Expected =
   | { kind: 'list', limit: number | undefined, queried: boolean, counted?: boolean }
   | { kind: 'post', slug: string, queried: boolean }
+  | { kind: 'tags', queried: false }
 
 const RETRY_AFTER = /^(?:\d{1,9}|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)$/
 const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
@@ -61,7 +63,9 @@ export function checkBody (response: UpstreamResponse, expected: Expected): { bo
   } catch (err) {
     throw badResponse('The upstream post API answered with a body that is not acceptable JSON.', err)
   }
-  if (expected.kind === 'list') {
+  if (expected.kind === 'tags') {
+    if (!isTagCounts(value)) throw badResponse('The upstream post API did not answer with tag counts.')
+  } else if (expected.kind === 'list') {
     if (!Array.isArray(value) || !value.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
     if (expected.limit !== undefined && value.length > expected.limit) throw badResponse('The upstream post API answered with more posts than the limit.')
   } else if (!isPost(value) || value.slug !== expected.slug) {

@@ -11,6 +11,7 @@ import type { BodyLimits } from '../../contract/body-limits.js'
 import { AbandonedCallError, createCoalescer } from '../../lib/coalescer.js'
 import type { Config } from '../../config.js'
 import { canonicalSearch, type ListQuery, type PostQuery, type SortKey } from '../../contract/list-query.js'
+import { TAGS_PATH } from '../../contract/tag-counts.js'
 import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { checkBody, nextCursor, relayedInvalidQuery, strongEtag, totalCount, unexpectedStatus, type CheckedBody, type Expected } from './answer-checks.js'
@@ -45,6 +46,8 @@ export type ListOutcome =
 export interface UpstreamCache {
   list: (query: ListQuery, requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
   post: (slug: string, query: PostQuery, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
+  /** Every tag with its number of posts. */
+  tags: (requestId: string, wanted?: () => boolean) => Promise<{ body: CheckedBody, stale?: Stale }>
   /** The copies and page indexes held now, and the bytes they are counted for (within cacheMaxBytes). */
   held: () => { copies: number, bytes: number }
   /** Page indexes being built now (at most one). */
@@ -165,6 +168,11 @@ export function createUpstreamCache ({
       const search = canonicalSearch(query)
       const fetched = await answer(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '', counted: query.count !== undefined }, requestId, wanted)
       if (fetched.kind === 'absent') throw new Error('a list is never absent')
+      return fetched
+    },
+    async tags (requestId, wanted) {
+      const fetched = await answer(TAGS_PATH, { kind: 'tags', queried: false }, requestId, wanted)
+      if (fetched.kind !== 'body') throw new Error('tags are never absent nor streamed')
       return fetched
     },
     async post (slug, query, requestId, wanted) {

@@ -162,6 +162,17 @@ export const LIST_QUERY = {
   }
 } as const
 
+/** The body of the tags routes: every tag with its number of posts. */
+export const TAG_COUNTS_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['tag', 'count'],
+    properties: { tag: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+    additionalProperties: false
+  }
+} as const
+
 /** The `:slug` path parameter of a detail route: what `pattern` says, at most SLUG_MAX_LENGTH characters. */
 export function slugParams (pattern: string, description: string): Record<string, unknown> {
   return {
