@@ -174,7 +174,7 @@ export async function preparePostgresDataset (n: number, cli: string, serverUrl:
     await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`)
     return false
   })
-  // Also on reuse: `migrate` is idempotent, and a newer one may install triggers the store relies on.
+  // Also on reuse: `migrate` is idempotent, and a newer one may install or remove what the store relies on.
   await migrate(cli, url.href, env)
   if (reusable) return url.href
   await withClient(url.href, async (db) => {

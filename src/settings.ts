@@ -247,7 +247,7 @@ export const SETTINGS = {
     value: 'on|off',
     default: 'off',
     help: "PostgreSQL: 'on' prepares the change-token query once per connection; never behind a transaction pooler such as PgBouncer",
-    doc: 'PostgreSQL: `on` prepares the change-token query once per connection and makes the statement time-out a connection parameter: a third of the server\'s work per change-token read, and one round trip instead of three per post read. Only for a direct connection: behind PgBouncer (which refuses the connection parameter in any mode, so the post API stops at start-up) or any transaction pooler, leave it `off`. See [PostgreSQL behind PgBouncer, and on replicas](operations.md#postgresql-behind-pgbouncer-and-on-replicas).',
+    doc: 'PostgreSQL: `on` prepares the change-token query once per connection and makes the statement time-out a connection parameter: one round trip instead of three per post read, and the change-token query\'s text is not sent each time. Only for a direct connection: behind PgBouncer (which refuses the connection parameter in any mode, so the post API stops at start-up) or any transaction pooler, leave it `off`. See "PostgreSQL behind PgBouncer" in the [README](../README.md#postgresql-behind-pgbouncer-and-on-replicas).',
     schema: onOff,
     readBy: STORE
   },
@@ -262,8 +262,8 @@ export const SETTINGS = {
   STORE_CONCURRENCY: {
     value: 'N',
     default: '10',
-    help: 'post API: store reads that build answers at once, per process; the next wait up to 1 s (at most 4 per read), then 503',
-    doc: 'Post API: store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
+    help: 'post API on PostgreSQL or MySQL: store reads that build answers at once, per process; the next wait up to 1 s (at most 4 per read), then 503',
+    doc: 'Post API on PostgreSQL or MySQL/MariaDB (SQLite reads run one at a time on the event loop, which `LOAD_SHED_DELAY_MS` bounds): store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
     schema: count(1, 1000),
     readBy: POSTS
   }

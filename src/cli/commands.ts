@@ -53,7 +53,8 @@ export const COMMANDS: Record<CommandName, CommandInfo> = {
     summary: 'create the `posts` table in DATABASE_URL when it is absent (and the SQLite file)',
     description: [
       'Creates the `posts` table and its index in DATABASE_URL when absent (a SQLite file and its',
-      'folder too). Running it again changes nothing.'
+      'folder too). On SQLite, also the change counter that gives every post API process on the file',
+      'the same posts version. Running it again changes nothing.'
     ],
     exitCodes: [[0, 'the posts table is ready'], [1, 'the store cannot be reached or written'], MISTAKE]
   },

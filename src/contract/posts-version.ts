@@ -1,11 +1,11 @@
 // The posts version: what lets the front confirm every copy it holds with one call instead of a
-// call per request, with freshness unchanged. The post API labels each answer with the
-// version of the store it was read under (its change token, and a nonce of the process, since a
-// token only means something within one process), and answers the current version at
-// VERSION_PATH, read after the request arrived. A copy labelled with the version the post API
-// reads now is current: nothing was committed since it was read. An upstream that sends no
-// version (a store without change tracking, or another implementation of the post API) is
-// revalidated per request, as before.
+// call per request, with freshness unchanged. The post API labels each answer with the version
+// of the store it was read under (the store's change token, the same in every post API process
+// reading that store, except on a SQLite file without the change counter, whose versions name
+// their process), and answers the current version at VERSION_PATH, read after the request
+// arrived. A copy labelled with the version the post API reads now is current: nothing was
+// committed since it was read. An upstream that sends no version (a store without change
+// tracking, or another implementation of the post API) is revalidated per request, as before.
 
 /** Response header of the post API: the version an answer was read under. */
 export const POSTS_VERSION_HEADER = 'posts-version'
@@ -15,12 +15,6 @@ export const VERSION_PATH = '/api/posts/version'
 
 /** What a version looks like (a token68-like value, short): anything else is ignored. */
 export const VERSION_PATTERN = /^[\w.~-]{1,128}$/
-
-/** The post API process a version of ours comes from: what comes before its first dot. */
-export function processOf (version: string): string {
-  const dot = version.indexOf('.')
-  return dot === -1 ? version : version.slice(0, dot)
-}
 
 /** The version in a header value, or undefined when there is none or it is not one. */
 export function versionIn (header: string | string[] | undefined): string | undefined {

@@ -1,5 +1,5 @@
 // The public front API: validates, asks the upstream post API through its cache, and answers
-// (the two reads, and the mapping of upstream failures). The routes only: how bodies are fetched,
+// (its two routes, and the failure mapping of docs/api.md, "Errors"). The routes only: how bodies are fetched,
 // revalidated and checked is cache/upstream-cache.ts; the calls themselves, upstream/client.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'

@@ -3,7 +3,7 @@
 // it, reading the data after the token: so no answer is older than its request, and a committed
 // change shows in the very next response. Stores without a token are read afresh every time.
 // Each answer comes with the version it was read under (src/contract/posts-version.ts).
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { LIST_BUFFER_LIMIT } from '../contract/body-limits.js'
 import { createCoalescer } from '../lib/coalescer.js'
@@ -40,16 +40,11 @@ export type ListBody =
   | { kind: 'large', etag: string | undefined, total?: number }
 
 interface Generation {
+  /** The store's change token, which is also the version the front sees. */
   token: string
-  /** The token as the front sees it: with this process's nonce. */
-  version: string
   lists: BuildCache<ListBody>
   posts: BuildCache<Representation | null>
 }
-
-// Change tokens are only meaningful within one process's connection (SQLite's data_version
-// restarts), so tags derived from them carry this process's nonce.
-const PROCESS_NONCE = randomBytes(6).toString('base64url')
 
 /** A body, and the version it was read under (undefined: the store cannot tell). */
 export interface Versioned<T> {
@@ -97,7 +92,6 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     if (current?.token !== token) {
       current = {
         token,
-        version: `${PROCESS_NONCE}.${token}`,
         lists: createBuildCache({ max: MAX_CACHED_LISTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfList }),
         posts: createBuildCache({ max: MAX_CACHED_POSTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfBody })
       }
@@ -149,7 +143,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
         return gated(() => buildPost(slug, query))
       })
       onBody?.('post', built)
-      return { body: await body, version: generation.version }
+      return { body: await body, version: generation.token }
     },
 
     async list (query = {}) {
@@ -171,17 +165,17 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
         return build()
       })
       onBody?.('list', built)
-      return { body: await body, version: generation.version }
+      return { body: await body, version: generation.token }
     },
 
     async version () {
       const token = await readChangeToken()
-      return token === undefined ? undefined : generationFor(token).version
+      return token === undefined ? undefined : generationFor(token).token
     },
 
     async tags () {
       const token = await readChangeToken()
-      return { body: await tagBodies.body(token), version: token === undefined ? undefined : generationFor(token).version }
+      return { body: await tagBodies.body(token), version: token === undefined ? undefined : generationFor(token).token }
     },
 
     // A stream holds its turn until its first rows are read; then its pace is its client's (on
@@ -214,11 +208,11 @@ async function streamed (text: AsyncIterable<string>): Promise<Readable> {
   return resumedStream(first.done === true ? [] : [first.value], chunks)
 }
 
-/** A streamed list's validator: this process, the change token, and the query. */
+/** A streamed list's validator: the change token, and the query. */
 function largeListEtag (token: string, query: ListQuery): string {
   const search = canonicalSearch(query)
   const variant = search === '' ? '' : `-${createHash('sha1').update(search).digest('base64url').slice(0, 16)}`
-  return `"L-${PROCESS_NONCE}-${token}${variant}"`
+  return `"L-${token}${variant}"`
 }
 
 /** A JSON array of `posts`, in chunks. */

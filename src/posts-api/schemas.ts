@@ -18,7 +18,8 @@ const POSTS_VERSION = {
   type: 'string',
   pattern: VERSION_PATTERN.source,
   description: `The version of the posts this answer was read under: equal to what ${VERSION_PATH} answers later only if nothing ` +
-    'was committed to `posts` in between. Opaque, and only comparable between answers of the same post API process. ' +
+    'was committed to `posts` in between. Opaque; the same from every post API process reading the same store state, ' +
+    'except on a SQLite file `migrate` never ran on, where each process has versions of its own. ' +
     'Absent when the store does not track changes (MySQL/MariaDB).'
 } as const
 

@@ -49,10 +49,7 @@ async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperat
   const { buildPostsApp } = await import('../posts-api/app.js')
   const store = await openServingStore(config, logger)
   const app = buildPostsApp(postsAppOptions(config, { store, logger: logger.child({ tier: 'posts-api' }), ...ops.tierOptions }))
-  if (!store.tracksChanges) {
-    const hint = store.dialect === 'postgres' ? ' (`blog-read-api migrate` installs it)' : ''
-    logger.warn(`the store has no change tracking: every answer is read afresh${hint}`)
-  }
+  if (!store.tracksChanges) logger.warn('the store has no change tracking: every answer is read afresh')
   app.addHook('onClose', async () => store.close())
   await listen(app, 'POSTS_PORT', config.host, config.postsPort, (address) => `post API listening at ${address} (store ${describeStore(config.store)})`)
   return app

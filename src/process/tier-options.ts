@@ -20,6 +20,12 @@ export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, Fr
   return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, server, ...BODY_LIMITS, ...parts }
 }
 
+/**
+ * What the post API takes from the settings. STORE_CONCURRENCY bounds reads that wait on a
+ * database server; SQLite's run on the event loop, one at a time, where a turn would only refuse
+ * pipelined requests the loop serves in order anyway (its lag sheds load: LOAD_SHED_DELAY_MS).
+ */
 export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency'>): PostsAppOptions {
-  return { cacheControl: config.cacheControl, server: config.server, storeConcurrency: config.storeConcurrency, ...parts }
+  const storeConcurrency = config.store.dialect === 'sqlite' ? undefined : config.storeConcurrency
+  return { cacheControl: config.cacheControl, server: config.server, storeConcurrency, ...parts }
 }

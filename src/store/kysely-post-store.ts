@@ -233,7 +233,7 @@ export class KyselyPostStore implements PostStore {
   async findPostBySlug (slug: string, query: PostQuery = {}): Promise<Post | undefined> {
     this.checkQuery(query)
     const rows = await this.#read(() => this.#select(query.fields).where('slug', '=', slug).execute())
-    // Collations may match more loosely than SPEC allows (MySQL *_ci ignores case and accents,
+    // Collations may match more loosely than an exact slug match allows (MySQL *_ci ignores case and accents,
     // PAD SPACE ignores trailing spaces): the index finds candidates, this keeps the exact one.
     const row = rows.find((r) => r.slug === slug)
     return row === undefined ? undefined : this.#normalise(row)

@@ -1,4 +1,4 @@
-// One value mapping for every store (SPEC "Posts and stores"); the README's table describes it.
+// One value mapping for every store; docs/api.md, "Values", describes it.
 // Drivers are configured to do most of the work (pg type parsers, mysql2 typeCast, SQLite safe
 // integers); this finishes it, column by column, once per row read.
 import type { ColumnInfo, JsonValue, Post } from './store.js'

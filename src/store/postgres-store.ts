@@ -4,11 +4,11 @@ import pg from 'pg'
 import Cursor from 'pg-cursor'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
 import { isNetworkFailure } from './driver-errors.js'
-import { BoundedPostgresDialect, lastResult, timedQuery, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
+import { BoundedPostgresDialect, timedQuery, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
 import { bigintToJson } from './normalise-row.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
-import { StoreUnavailableError } from './store.js'
+import { answersChangeToken, CHANGE_TOKEN_QUERY, tokenOfResult } from './postgres-change-token.js'
 
 const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const
 
@@ -90,21 +90,22 @@ async function * cursorRows (client: pg.PoolClient, query: CompiledQuery): Async
 }
 
 /**
- * The counter, the table's identity (a dropped and recreated or renamed-away table must not
- * match an old token), and whether the trigger still fires. It runs for (nearly) every request,
- * in one round trip: by default one simple-protocol string with its time-out, and no prepared
- * statement (a transaction pooler would send its next execution to a connection that never
- * prepared it); with DB_PREPARED_STATEMENTS=on, a statement each connection parses and plans
- * once (a third of the server's work per read).
+ * The change token (postgres-change-token.ts) runs for (nearly) every request, in one round trip:
+ * by default one simple-protocol string with its time-out, and no prepared statement (a
+ * transaction pooler would send its next execution to a connection that never prepared it);
+ * with DB_PREPARED_STATEMENTS=on, a statement each connection parses and plans once.
  */
-const CHANGE_TOKEN_QUERY = `SELECT c.version::text AS version, to_regclass('posts')::oid::text AS rel,
-    EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass('posts')
-      AND t.tgname = 'blog_read_api_posts_changed' AND t.tgenabled <> 'D') AS tracked
-  FROM blog_read_api_changes c`
-
 const CHANGE_TOKEN_STATEMENT_NAME = 'blog-read-api-change-token'
 
-const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessionTimeout }: QueryBounds): DialectSpec => ({
+async function readChangeToken (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessionTimeout }: QueryBounds): Promise<string> {
+  // The pool closes a connection that failed a query, rather than reuse it.
+  const query = sessionTimeout
+    ? { ...timedQuery(CHANGE_TOKEN_QUERY, queryTimeoutMs), name: CHANGE_TOKEN_STATEMENT_NAME }
+    : timedQuery(withStatementTimeout(statementTimeoutMs, CHANGE_TOKEN_QUERY), queryTimeoutMs)
+  return tokenOfResult(await pool.query(query))
+}
+
+const postgresSpec = (pool: pg.Pool, bounds: QueryBounds): DialectSpec => ({
   dialect: 'postgres',
   isUnavailable,
   poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -153,29 +154,17 @@ const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessi
       updated_at timestamptz
     )`.execute(db)
     await sql`CREATE INDEX IF NOT EXISTS posts_newest_first ON posts (published_at DESC NULLS LAST, slug COLLATE "C")`.execute(db)
-    await installChangeTracking(db)
+    await removeFormerChangeTrigger(db)
   },
-  async detectChangeTracking (db) {
-    const { rows } = await sql<{ ok: boolean }>`SELECT to_regclass('blog_read_api_changes') IS NOT NULL AS ok`.execute(db)
-    return rows[0]?.ok === true
-  },
-  async readChangeToken () {
-    // The pool closes a connection that failed a query, rather than reuse it.
-    const query = sessionTimeout
-      ? { ...timedQuery(CHANGE_TOKEN_QUERY, queryTimeoutMs), name: CHANGE_TOKEN_STATEMENT_NAME }
-      : timedQuery(withStatementTimeout(statementTimeoutMs, CHANGE_TOKEN_QUERY), queryTimeoutMs)
-    const result = await pool.query<{ version: string, rel: string | null, tracked: boolean }>(query)
-    const [row] = lastResult(result).rows
-    if (row?.rel == null) throw new StoreUnavailableError('the postgres store has no posts table')
-    return row.tracked ? `${row.rel}.${row.version}` : undefined
-  },
+  detectChangeTracking: async () => await answersChangeToken(async () => await readChangeToken(pool, bounds)),
+  readChangeToken: async () => await readChangeToken(pool, bounds),
   timestampParameter: (date) => date,
   streamRows: (query) => streamOnOwnConnection({
     acquire: async () => await pool.connect(),
     // The cursor lives in a transaction of its own (a transaction pooler keeps the server
     // connection for it until COMMIT), and so does its lifted time-out: no session state.
     // Only its start is bounded here (the wait for a server connection, in a pooler's queue).
-    liftStatementTimeout: async (client) => { await client.query(timedQuery('BEGIN; SET LOCAL statement_timeout = 0', queryTimeoutMs)) },
+    liftStatementTimeout: async (client) => { await client.query(timedQuery('BEGIN; SET LOCAL statement_timeout = 0', bounds.queryTimeoutMs)) },
     rows: (client) => cursorRows(client, query),
     restoreStatementTimeout: async (client) => { await client.query('COMMIT') },
     release: (client, reusable) => client.release(!reusable)
@@ -183,25 +172,15 @@ const postgresSpec = (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessi
 })
 
 /**
- * A one-row counter that a statement-level trigger bumps inside every transaction that writes
- * `posts` (INSERT, UPDATE, DELETE, TRUNCATE): it becomes visible exactly when the rows do.
- * Installed by `migrate`, also on an existing operator table.
+ * Earlier releases kept a counter in a table of their own, bumped by a trigger on `posts` that
+ * `migrate` installed; the change token needs neither (postgres-change-token.ts), so `migrate`
+ * removes them where they remain, and writes stop paying for the trigger.
  */
-async function installChangeTracking (db: Kysely<Tables>): Promise<void> {
+async function removeFormerChangeTrigger (db: Kysely<Tables>): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await sql`CREATE TABLE IF NOT EXISTS blog_read_api_changes (
-      id boolean PRIMARY KEY DEFAULT true CHECK (id),
-      version bigint NOT NULL DEFAULT 0
-    )`.execute(trx)
-    await sql`INSERT INTO blog_read_api_changes (id, version) VALUES (true, 0) ON CONFLICT (id) DO NOTHING`.execute(trx)
-    await sql`CREATE OR REPLACE FUNCTION blog_read_api_posts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        UPDATE blog_read_api_changes SET version = version + 1;
-        RETURN NULL;
-      END $$`.execute(trx)
     await sql`DROP TRIGGER IF EXISTS blog_read_api_posts_changed ON posts`.execute(trx)
-    await sql`CREATE TRIGGER blog_read_api_posts_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON posts
-      FOR EACH STATEMENT EXECUTE FUNCTION blog_read_api_posts_changed()`.execute(trx)
+    await sql`DROP FUNCTION IF EXISTS blog_read_api_posts_changed()`.execute(trx)
+    await sql`DROP TABLE IF EXISTS blog_read_api_changes`.execute(trx)
   })
 }
 

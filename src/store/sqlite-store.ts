@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { KyselyPostStore, type DialectSpec, type Tables } from './kysely-post-store.js'
+import { changeTokenReader, installChangeCounter } from './sqlite-change-token.js'
 import type { ColumnInfo, ColumnKind } from './store.js'
 
 /** How long a read waits for a writer's lock before failing (then 503). */
@@ -41,9 +42,7 @@ function toMilliseconds (op: '>' | '<', instant: string): string {
 }
 
 function createSqliteSpec (database: Database.Database, filename: string): DialectSpec {
-  // PRAGMA data_version changes whenever another connection commits (any table, and schema
-  // changes too): an exact and nearly free change detector, prepared once.
-  const dataVersion = database.prepare('PRAGMA data_version').pluck()
+  const changeToken = changeTokenReader(database)
   return {
     dialect: 'sqlite',
     isUnavailable,
@@ -80,11 +79,13 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
         updated_at TEXT
       )`.execute(db)
       await sql`CREATE INDEX IF NOT EXISTS posts_newest_first ON posts (published_at DESC, slug)`.execute(db)
+      installChangeCounter(database)
+      changeToken.recheck()
     },
     // SQLite text timestamps are served as stored, so store them as ISO 8601 UTC.
     timestampParameter: (date) => date.toISOString(),
     detectChangeTracking: async () => true,
-    readChangeToken: async () => String(dataVersion.get()),
+    readChangeToken: async () => changeToken.read(),
     // better-sqlite3 allows no other statement on a connection while an iterator is open on it,
     // so a streamed list reads through a connection of its own (one statement: one snapshot).
     async * streamRows (query) {
@@ -106,7 +107,7 @@ const MAX_PREPARED = 100
 
 /**
  * The database as Kysely sees it, with its statements kept prepared by SQL text: Kysely prepares
- * every query anew, which was a tenth of the post API's CPU per page read (issue 12). Safe since
+ * every query anew, which was a tenth of the post API's CPU per page read. Safe since
  * Kysely runs each statement to its end at once (all or run); the one statement that iterates
  * (a streamed list) is prepared on a connection of its own.
  */

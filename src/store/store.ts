@@ -4,7 +4,7 @@ import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
-/** One row of `posts`, every column a property, values normalised (docs/api.md). */
+/** One row of `posts`, every column a property, values normalised the same way on every store (normalise-row.ts). */
 export type Post = { slug: string } & Record<string, JsonValue>
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql'
@@ -67,6 +67,8 @@ export interface PostStore {
    * A cheap token that changes whenever a committed write may have changed what the reads
    * return, or undefined when this store cannot tell (then every answer is read afresh).
    * Read it *before* the data it labels: data read after it is at least as new as the token.
+   * Every process reading the same store state gets the same token, except where the store can
+   * only tell per connection (a SQLite file `migrate` never ran on): that token names its connection.
    */
   readChangeToken (): Promise<string | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */

@@ -1,7 +1,7 @@
-// The import's writes (issue 11): read the batch's rows, compare, write only what changed, in one
+// The import's writes: read the batch's rows, compare, write only what changed, in one
 // transaction. Plain SELECT, INSERT and UPDATE work alike on every dialect, and never rewriting
-// an unchanged row matters: PostgreSQL's change trigger is per statement, so even an
-// `INSERT … ON CONFLICT DO UPDATE … WHERE false` would move the change token.
+// an unchanged row matters: any writing transaction moves the change token (PostgreSQL's is the
+// transaction itself), so even an `INSERT … ON CONFLICT DO UPDATE … WHERE false` would.
 import { isDeepStrictEqual } from 'node:util'
 import type { Kysely, Transaction } from 'kysely'
 import type { DialectSpec, Tables } from './kysely-post-store.js'

@@ -84,7 +84,8 @@ export const sqliteServer: TestServer = {
   }
 }
 
-export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', 'postgres://postgres@127.0.0.1:5432/test', async (adminUrl) => {
+/** A fresh database on the PostgreSQL server of `adminUrl` (a superuser's), as the suites use. */
+export async function createPostgresDatabase (adminUrl: string): Promise<TestDatabase> {
   const name = uniqueName()
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
@@ -106,7 +107,9 @@ export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', 'po
       await admin.end()
     }
   }
-})
+}
+
+export const postgresServer: TestServer = serverFromEnv('TEST_POSTGRES_URL', 'postgres://postgres@127.0.0.1:5432/test', createPostgresDatabase)
 
 export const mysqlServer: TestServer = serverFromEnv('TEST_MYSQL_URL', 'mysql://root@127.0.0.1:3306/test', async (adminUrl) => {
   const name = uniqueName()

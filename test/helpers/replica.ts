@@ -23,7 +23,7 @@ async function onServer<T> (url: string, run: (client: pg.Client) => Promise<T>,
 }
 
 /** Debian's server binaries of the primary's major version (TEST_POSTGRES_BINDIR overrides the folder). */
-async function binaries (primaryUrl: string): Promise<{ folder: string, postgres?: string, basebackup?: string }> {
+export async function binaries (primaryUrl: string): Promise<{ folder: string, postgres?: string, basebackup?: string }> {
   const version = await onServer(primaryUrl, async (c) => (await c.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v)
   const folder = process.env.TEST_POSTGRES_BINDIR ?? `/usr/lib/postgresql/${Math.floor(Number(version) / 10_000)}/bin`
   return { folder, postgres: findExecutable([join(folder, 'postgres')]), basebackup: findExecutable([join(folder, 'pg_basebackup')]) }

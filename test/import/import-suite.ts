@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import pg from 'pg'
 import type { StoreLocation } from '../../src/config.js'
 import type { Post, PostStore } from '../../src/store/store.js'
 import { runCliHere, type CliResult } from '../helpers/cli.js'
@@ -106,13 +107,24 @@ export function describeImport (name: string, server: TestServer, fixture: Impor
     })
 
     /**
-     * The change token as the post API reads it, from one connection kept open (SQLite's
-     * data_version counts other connections' commits, per connection). undefined on MySQL.
+     * What tells whether the import wrote: the change token as the post API reads it, from one
+     * connection kept open; undefined on MySQL. PostgreSQL's token moves with any transaction on
+     * the server (other tests' too), so there it is each row's xmin, the transaction that wrote it.
      */
     async function watchChanges (): Promise<{ token: () => Promise<string | undefined>, close: () => Promise<void> }> {
       const store = await openTestStore(db.location)
       await store.checkSchema()
-      return { token: async () => await store.readChangeToken(), close: async () => await store.close() }
+      const token = async (): Promise<string | undefined> => {
+        if (db.location.dialect !== 'postgres') return await store.readChangeToken()
+        const client = new pg.Client({ connectionString: db.location.url })
+        await client.connect()
+        try {
+          return JSON.stringify((await client.query('SELECT slug, xmin::text FROM posts ORDER BY slug')).rows)
+        } finally {
+          await client.end()
+        }
+      }
+      return { token, close: async () => await store.close() }
     }
     const bySlug = (list: Post[]): Map<string, Post> => new Map(list.map((p) => [p.slug, p]))
 

@@ -14,7 +14,8 @@ import { startLoad, tally } from '../helpers/load.js'
 import { pgbouncerSkip, startPgbouncer, type Pgbouncer } from '../helpers/pgbouncer.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
-import { describePostgresLoss, installChangeTracking, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
+import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
+import { describePostgresWritePaths } from './postgres-write-paths.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors } from './store-errors.js'
 
@@ -54,11 +55,13 @@ describePostgresLoss('PostgreSQL through PgBouncer', throughPgbouncer, {
 
 describeStoreErrors('PostgreSQL through PgBouncer', throughPgbouncer, POSTGRES_FAULTS)
 
+describePostgresWritePaths('PostgreSQL through PgBouncer', throughPgbouncer)
+
 describe('PostgreSQL through PgBouncer, its pool shared', { skip }, () => {
   async function serveCounter (t: TestContext, settings: Partial<Record<SettingName, string>> = {}): Promise<{ db: TestDatabase, tiers: Tiers }> {
     const db = await throughPgbouncer.create()
     t.after(async () => { await db.drop() })
-    await installChangeTracking(db)
+    await migrateDefaultTable(db)
     await db.exec("INSERT INTO posts (slug, title, published_at) VALUES ('counter', '0', now())")
     const store = await openTestStore(db.location, { config: testConfig(settings) })
     await store.checkSchema()
@@ -117,7 +120,7 @@ describe('PostgreSQL through PgBouncer, its pool shared', { skip }, () => {
   test('DB_PREPARED_STATEMENTS=on, meant for direct connections, fails at start-up: PgBouncer refuses its start-up parameter', async (t) => {
     const db = await throughPgbouncer.create()
     t.after(async () => { await db.drop() })
-    await installChangeTracking(db)
+    await migrateDefaultTable(db)
     const store = await openTestStore(db.location, { config: testConfig({ DB_PREPARED_STATEMENTS: 'on' }) })
     t.after(async () => { await store.close() })
     await assert.rejects(store.checkSchema(), (err: unknown) => err instanceof StoreUnavailableError &&

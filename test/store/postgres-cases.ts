@@ -39,7 +39,8 @@ export const POSTGRES_FIXTURE: StoreFixture = {
   timestamp: (iso) => `'${iso}'`
 }
 
-export async function installChangeTracking (db: TestDatabase): Promise<void> {
+/** Creates the default table, as `migrate` does. */
+export async function migrateDefaultTable (db: TestDatabase): Promise<void> {
   const writer = await openTestStore(db.location, { writable: true })
   await writer.migrate()
   await writer.close()
@@ -56,13 +57,6 @@ export const POSTGRES_FAULTS: StoreFaults = {
       // A list lifts the time-out for its cursor: only the post is bounded.
       paths: [POST_PATH],
       cause: async (db) => { await db.exec('ALTER TABLE posts RENAME TO posts_table; CREATE VIEW posts AS SELECT p.* FROM posts_table p, pg_sleep(5)') }
-    },
-    {
-      // The change-token read, before every answer, is bounded too (by SET LOCAL in its own string).
-      name: 'a statement time-out of the change-token read, its table locked by an editor (57014)',
-      settings: { DB_STATEMENT_TIMEOUT_MS: '200' },
-      prepare: installChangeTracking,
-      cause: async (db) => { await db.exec('BEGIN; LOCK TABLE blog_read_api_changes IN ACCESS EXCLUSIVE MODE') }
     },
     {
       name: 'connections terminated while the database refuses new ones (57P01, 55000)',

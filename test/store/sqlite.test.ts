@@ -5,7 +5,8 @@ import { describe, test } from 'node:test'
 import Database from 'better-sqlite3'
 import type { SortKey } from '../../src/contract/list-query.js'
 import { unsupportedNodeApi } from '../../src/store/sqlite-store.js'
-import { openTestStore, sqliteServer } from '../helpers/databases.js'
+import type { PostStore } from '../../src/store/store.js'
+import { openTestStore, seedTestStore, sqliteServer } from '../helpers/databases.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors, LIST_PATH, typeErrorFrom } from './store-errors.js'
 
@@ -124,5 +125,40 @@ describe('SQLite binding', () => {
     assert.equal(unsupportedNodeApi(undefined, 'v20.20.2')?.startsWith('SQLite needs'), true)
     assert.equal(unsupportedNodeApi('10', 'v22.14.0'), undefined)
     assert.equal(unsupportedNodeApi(process.versions.napi, process.version), undefined)
+  })
+})
+
+describe('SQLite change tokens', () => {
+  const readers = async (filename: string): Promise<[PostStore, PostStore]> => {
+    const stores = [await openTestStore({ dialect: 'sqlite', filename }), await openTestStore({ dialect: 'sqlite', filename })] as [PostStore, PostStore]
+    for (const store of stores) await store.checkSchema()
+    return stores
+  }
+
+  test('after migrate: the same token on two connections, moved by every write, DELETE without WHERE included; without the counter, one per connection', async (t) => {
+    const db = await sqliteServer.create()
+    t.after(async () => { await db.drop() })
+    const filename = db.name
+    await seedTestStore({ dialect: 'sqlite', filename })
+    const [a, b] = await readers(filename)
+    t.after(async () => { await a.close(); await b.close() })
+    const seen = new Set<string>()
+    for (const write of ["UPDATE posts SET title = 'x'", "INSERT INTO posts (slug, title) VALUES ('new-post', 'New')", 'DELETE FROM posts']) {
+      const token = await a.readChangeToken()
+      assert.match(String(token), /^c-?\d+$/)
+      assert.equal(await b.readChangeToken(), token)
+      assert.ok(!seen.has(String(token)))
+      seen.add(String(token))
+      await db.exec(write)
+      assert.notEqual(await a.readChangeToken(), token)
+    }
+    // A trigger dropped: each connection falls back to its own token, which still moves.
+    await db.exec('DROP TRIGGER blog_read_api_posts_updated')
+    const [own, other] = [await a.readChangeToken(), await b.readChangeToken()]
+    assert.match(String(own), /\./)
+    assert.notEqual(own, other)
+    await db.exec("INSERT INTO posts (slug, title) VALUES ('after-drop', 'After')")
+    assert.notEqual(await a.readChangeToken(), own)
+    assert.notEqual(await b.readChangeToken(), other)
   })
 })

@@ -1,6 +1,6 @@
 // The front's only way to the upstream post APIs: GETs through undici Dispatchers (keep-alive
 // Pools in production; MockAgents in tests), spread over the upstreams in rotation, bounded in
-// time and in bytes, whose failures come out already classified as SPEC's 502 / 503 / 504
+// time and in bytes, whose failures come out already classified as the contract's 502 / 503 / 504
 // problems. A GET that got no answer because the connection failed, broke, or met an upstream
 // shutting down is tried once more, on another upstream in rotation (or on a fresh connection to
 // the same one), within a retry budget; never after a time-out.

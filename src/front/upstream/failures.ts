@@ -1,4 +1,4 @@
-// What a failed upstream call means: SPEC's 502 (nobody answered usefully) or 504 (too slow), and
+// What a failed upstream call means: the contract's 502 (nobody answered usefully) or 504 (too slow), and
 // whether it may be tried again, and where.
 import type { IncomingHttpHeaders } from 'node:http'
 import { ProblemError } from '../../contract/problems.js'

@@ -1,4 +1,4 @@
-// Which upstreams are in rotation (SPEC "Scale"). Calls go to the upstream in rotation with the
+// Which upstreams are in rotation. Calls go to the upstream in rotation with the
 // fewest calls pending, round-robin among equals. One that refuses, breaks or lets calls time out
 // `ejectFailures` times in a row leaves rotation and is probed every `probeIntervalMs`; the first
 // probe it answers, or the first call it answers (other than 503), brings it back. While none is
