@@ -21,9 +21,10 @@ export type CommandLine =
     action: 'run'
     command: CommandName
     flags: SettingTexts
-    /** `import` only: the files and folders, and --dry-run. */
+    /** `import` only: the files and folders, --dry-run and --body-column. */
     inputs: string[]
     dryRun: boolean
+    bodyColumn?: string
   }
 
 /** Flags that are not settings. */
@@ -33,8 +34,11 @@ const SWITCHES = {
   'dry-run': { type: 'boolean' }
 } as const
 
+/** Import options that take a value and are not settings. */
+const IMPORT_OPTIONS = { 'body-column': { type: 'string' } } as const
+
 const SETTING_BY_FLAG = new Map(SETTING_NAMES.map((name) => [flagName(name), name]))
-const KNOWN_FLAGS = [...Object.keys(SWITCHES), ...SETTING_BY_FLAG.keys()]
+const KNOWN_FLAGS = [...Object.keys(SWITCHES), ...Object.keys(IMPORT_OPTIONS), ...SETTING_BY_FLAG.keys()]
 
 /** "a, b or c". */
 export function listOf (words: readonly string[]): string {
@@ -57,10 +61,11 @@ function checkCommand (name: string): CommandName {
 
 export function parseCommandLine (argv: readonly string[]): CommandLine {
   // Not strict: unknown flags are found below, so that each gets its "did you mean".
-  const options = { ...SWITCHES, ...Object.fromEntries([...SETTING_BY_FLAG.keys()].map((flag) => [flag, { type: 'string' as const }])) }
+  const options = { ...SWITCHES, ...IMPORT_OPTIONS, ...Object.fromEntries([...SETTING_BY_FLAG.keys()].map((flag) => [flag, { type: 'string' as const }])) }
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
   const flags: SettingTexts = {}
   const switches = new Set<string>()
+  let bodyColumn: string | undefined
   const positionals: string[] = []
   for (const token of tokens) {
     if (token.kind === 'positional') positionals.push(token.value)
@@ -72,6 +77,11 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
         throw new UsageError(`${token.rawName} needs a value (${token.rawName} ${SETTINGS[setting].value}, or ${setting} in the environment)`)
       }
       flags[setting] = token.value
+    } else if (token.name === 'body-column') {
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--')) || token.value.trim() === '') {
+        throw new UsageError(`${token.rawName} needs a value (${token.rawName} NAME: the column the Markdown body fills)`)
+      }
+      bodyColumn = token.value
     } else if (token.name in SWITCHES) {
       if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`)
       switches.add(token.name)
@@ -90,10 +100,11 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
   if (switches.has('help')) return positionals.length === 0 ? { action: 'help' } : { action: 'help', command }
   const dryRun = switches.has('dry-run')
   if (command === 'import') {
-    if (rest.length === 0) throw new UsageError('import needs at least one file or folder (blog-read-api import <file or folder>... [--dry-run])')
+    if (rest.length === 0) throw new UsageError('import needs at least one file or folder (blog-read-api import <file or folder>... [--dry-run] [--body-column NAME])')
   } else {
     if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0] ?? ''}" (see blog-read-api help ${command})`)
     if (dryRun) throw new UsageError('--dry-run applies to import only')
+    if (bodyColumn !== undefined) throw new UsageError('--body-column applies to import only')
   }
-  return { action: 'run', command, flags, inputs: command === 'import' ? rest : [], dryRun }
+  return { action: 'run', command, flags, inputs: command === 'import' ? rest : [], dryRun, ...(bodyColumn !== undefined && { bodyColumn }) }
 }

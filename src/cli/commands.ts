@@ -65,14 +65,20 @@ export const COMMANDS: Record<CommandName, CommandInfo> = {
   },
   import: {
     summary: 'import Markdown files with YAML front matter into `posts`',
-    arguments: '<file or folder>... [--dry-run]',
+    arguments: '<file or folder>... [--dry-run] [--body-column NAME]',
     argumentHelp: [
       ['<file or folder>...', 'Markdown files (any name), and folders searched for *.md files'],
-      ['--dry-run', 'check every file and compare it with the store; write nothing']
+      ['--dry-run', 'check every file, and each value against its column; compare with the store; write nothing'],
+      ['--body-column NAME', 'the column the Markdown body fills (default: content)']
     ],
     description: [
       'Inserts new slugs and updates changed posts, in transactions of up to 500 posts, into the',
-      '`posts` table of DATABASE_URL (run `migrate` first); reports each file it refused.'
+      '`posts` table of DATABASE_URL (run `migrate` first); reports each file it refused.',
+      'Each value is written as its column needs it (tags as a PostgreSQL array, JSON or text);',
+      'a value its column cannot hold fails its file, in a dry run as in the real one. Without',
+      '`title:`, the title is the first `# heading`, else the file name. `draft: true` marks a',
+      '`draft` or `status` column when the table has one, and is kept out otherwise; each draft',
+      'is named in the report. See docs/import.md.'
     ],
     exitCodes: [[0, 'every file imported (or, with --dry-run, would be)'], [1, 'a file was refused, or the store cannot be used'], MISTAKE]
   }

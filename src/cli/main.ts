@@ -58,7 +58,7 @@ async function runCommand (line: Extract<CommandLine, { action: 'run' }>, config
   if (command === 'import') {
     const { runImport } = await import('../import/import-command.js')
     const { store, storeLimits, slugPattern } = config
-    return await runImport({ inputs: line.inputs, dryRun: line.dryRun, store, storeLimits, slugPattern, stdout: context.stdout, stderr: context.stderr })
+    return await runImport({ inputs: line.inputs, dryRun: line.dryRun, ...(line.bodyColumn !== undefined && { bodyColumn: line.bodyColumn }), store, storeLimits, slugPattern, stdout: context.stdout, stderr: context.stderr })
   }
   const logger = createLogger(config, context)
   try {

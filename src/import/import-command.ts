@@ -1,4 +1,4 @@
-// `blog-read-api import <file or folder>... [--dry-run]`, in two passes:
+// `blog-read-api import <file or folder>... [--dry-run] [--body-column NAME]`, in two passes:
 // 1. check: walk the tree, read and map every file, keeping only slugs and paths, so that two
 //    files with one slug are both refused before anything is written, whatever the import's size;
 // 2. write: read the good files again and upsert them in batches, one transaction each.
@@ -7,13 +7,17 @@ import { resolve } from 'node:path'
 import type { Writable } from 'node:stream'
 import { describeStore, type StoreLimits, type StoreLocation } from '../config.js'
 import { createSlugValidator, DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from '../contract/slug.js'
+import { ColumnValueError } from '../store/column-values.js'
 import { openStore } from '../store/open-store.js'
 import type { PostStore, PostUpsert } from '../store/store.js'
 import { BadFileError } from './bad-file.js'
 import { ImportReport } from './import-report.js'
 import { readMarkdownFile } from './markdown-file.js'
-import { postFromMarkdown, type MarkdownFile, type MarkdownMapping } from './post-from-markdown.js'
+import { DEFAULT_BODY_COLUMN, postFromMarkdown, type MarkdownFile, type MarkdownMapping } from './post-from-markdown.js'
 import { walkMarkdownFiles } from './walk.js'
+
+/** Columns the import fills from the front matter or never sets: never the body's. */
+const BODY_REFUSED_COLUMNS = ['id', 'slug', 'title', 'tags', 'published_at', 'updated_at', 'draft', 'status']
 
 /** Posts per transaction; a batch also closes once its files hold this much text. */
 const BATCH_POSTS = 500
@@ -24,6 +28,8 @@ export interface ImportOptions {
   inputs: readonly string[]
   /** Check and compare only; write nothing. */
   dryRun: boolean
+  /** The column the Markdown body fills (default `content`); it must exist when named. */
+  bodyColumn?: string
   store: StoreLocation
   storeLimits: StoreLimits
   slugPattern: RegExp
@@ -43,9 +49,17 @@ export async function runImport (options: ImportOptions): Promise<number> {
   let started = false
   try {
     await store.checkSchema()
+    const { bodyColumn = DEFAULT_BODY_COLUMN } = options
+    if (BODY_REFUSED_COLUMNS.includes(bodyColumn)) {
+      throw new Error(`--body-column cannot be \`${bodyColumn}\`: the import fills it otherwise (name the column that holds the post's Markdown)`)
+    }
+    if (options.bodyColumn !== undefined && !store.columns.includes(bodyColumn)) {
+      throw new Error(`the \`posts\` table has no \`${bodyColumn}\` column (--body-column names the column the Markdown body fills; the table has ${store.columns.map((c) => `\`${c}\``).join(', ')})`)
+    }
     started = true
     const mapping: MarkdownMapping = {
       columns: new Set(store.columns),
+      bodyColumn,
       isValidSlug: createSlugValidator(options.slugPattern),
       slugRule: options.slugPattern === DEFAULT_SLUG_PATTERN
         ? `a slug is lower-case letters and digits joined by single hyphens, at most ${SLUG_MAX_LENGTH} characters`
@@ -98,7 +112,7 @@ async function checkFiles (inputs: readonly string[], mapping: MarkdownMapping, 
     const file = readPost(entry.path, mapping, report)
     if (file === undefined) continue
     if (file.kind === 'draft') {
-      report.draft()
+      report.draft(entry.path)
       continue
     }
     for (const { key, reason } of file.ignored) report.ignore(key, reason, entry.path)
@@ -127,6 +141,8 @@ interface BatchItem {
   slug: string
   path: string
   post: PostUpsert
+  /** A draft stored with its `draft`/`status` column saying so: named once written. */
+  draft: boolean
 }
 
 /** Pass 2: the checked files read again (only their slugs and paths were kept), in batches. */
@@ -152,8 +168,9 @@ async function writePosts (files: Map<string, string>, mapping: MarkdownMapping,
       report.fail(path, 'changed during the import (now a draft, or another slug); run the import again')
       continue
     }
-    batch.push({ slug, path, post: file.post })
-    bytes += typeof file.post.values.content === 'string' ? file.post.values.content.length : 0
+    batch.push({ slug, path, post: file.post, draft: file.draft })
+    const body = file.post.values[mapping.bodyColumn]
+    bytes += typeof body === 'string' ? body.length : 0
     if (batch.length >= BATCH_POSTS || bytes >= BATCH_BYTES) await flush()
   }
   if (batch.length > 0) await flush()
@@ -174,11 +191,25 @@ async function upsertBatch (store: PostStore, batch: BatchItem[], report: Import
       for (const item of batch) await upsertBatch(store, [item], report, dryRun)
       return
     }
+    // Refused before any statement: in a dry run as in the real one.
+    if (err instanceof ColumnValueError) {
+      report.fail(batch[0]?.path ?? '', err.message)
+      return
+    }
     await store.checkSchema()
     report.fail(batch[0]?.path ?? '', `the database refused it: ${describeFailure(err)}`)
     return
   }
-  for (const [i, item] of batch.entries()) report.written(item.slug, item.path, outcomes[i] ?? 'unchanged')
+  for (const [i, item] of batch.entries()) {
+    const outcome = outcomes[i] ?? 'unchanged'
+    report.written(item.slug, item.path, outcome)
+    if (item.draft) report.draft(item.path, { outcome, marks: draftMarks(item.post) })
+  }
+}
+
+/** How a stored draft is marked: `draft` true, `status` "draft". */
+function draftMarks ({ values }: PostUpsert): string {
+  return [...('draft' in values ? ['`draft` true'] : []), ...('status' in values ? [`\`status\` ${JSON.stringify(values.status)}`] : [])].join(', ')
 }
 
 /** One line: the message and, for wrapped errors, what caused it. */

@@ -45,8 +45,17 @@ export class ImportReport {
     this.#warn(`${path}: ${reason}`)
   }
 
-  draft (): void {
+  /**
+   * Each draft named, with what became of it: kept out (`stored` undefined), or written as the
+   * other posts are, its `draft`/`status` column marking it (`marks`).
+   */
+  draft (path: string, stored?: { outcome: UpsertOutcome, marks: string }): void {
     this.counts.drafts++
+    const would = this.#dryRun ? 'would be ' : ''
+    const what = stored === undefined
+      ? `${would}kept out (the posts table has no \`draft\` or \`status\` column)`
+      : `${stored.outcome === 'unchanged' ? 'unchanged' : `${would}${stored.outcome === 'inserted' ? 'imported' : 'updated'}`}, marked by ${stored.marks}`
+    this.#warn(`${path}: a draft, ${what}`)
   }
 
   /** Reported the first time the key is met, with the file it was met in. */

@@ -1,10 +1,12 @@
 // One Markdown file → one post: the front matter's keys mapped to the columns of
-// `posts`, the body to `content`, the slug checked or derived from the file name.
+// `posts`, the body to its column (`content` unless named), the slug checked or derived from the
+// file name, the title from the front matter, the first `# heading` or the file name.
 import type { JsonValue, PostUpsert, PostValue } from '../store/store.js'
 import { BadFileError } from './bad-file.js'
 import { parseFrontMatterDate } from './front-matter-date.js'
 import { parseFrontMatter } from './front-matter.js'
 import { slugFromFileName } from './file-name-slug.js'
+import { titleFromBody, titleFromFileName } from './fallback-title.js'
 
 /** Front-matter keys with a meaning of their own, and the column each fills. */
 const MAPPED_KEYS = {
@@ -18,17 +20,25 @@ const MAPPED_KEYS = {
 } as const
 type MappedKey = keyof typeof MAPPED_KEYS
 
-/** Columns only a mapped key (or the body) may fill, and the table's key, which is not ours to set. */
+/** Columns only a mapped key may fill, and the table's key, which is not ours to set. */
 const RESERVED_COLUMNS: Record<string, string> = {
   published_at: 'set it with `date`',
   updated_at: 'set it with `updated`',
-  content: 'the Markdown body fills it',
   id: "the table's key is not set by the import"
 }
 
+/** The body's column when the command names none. */
+export const DEFAULT_BODY_COLUMN = 'content'
+
+/** A draft's `status`, and every other post's when the file names none (the publishing rules' word). */
+export const DRAFT_STATUS = 'draft'
+export const PUBLISHED_STATUS = 'published'
+
 export type MarkdownFile =
+  /** A draft the table has no column to mark as one: kept out. */
   | { kind: 'draft' }
-  | { kind: 'post', slug: string, post: PostUpsert, ignored: IgnoredKey[] }
+  /** `draft`: a draft stored with its `draft`/`status` column saying so. */
+  | { kind: 'post', slug: string, post: PostUpsert, ignored: IgnoredKey[], draft: boolean }
 
 /** A front-matter key (or the body) with no column to go to: reported once per import. */
 export interface IgnoredKey {
@@ -39,6 +49,8 @@ export interface IgnoredKey {
 export interface MarkdownMapping {
   /** Columns of `posts`. */
   columns: ReadonlySet<string>
+  /** The column the Markdown body fills (`--body-column`, else `content`). */
+  bodyColumn: string
   /** The slug rule (SLUG_PATTERN), which front-matter and derived slugs alike must pass. */
   isValidSlug: (slug: string) => boolean
   /** The rule in words, for the reports. */
@@ -50,12 +62,13 @@ export interface MarkdownMapping {
 /** Reads a file's text as a post, a draft, or throws BadFileError with the reason. */
 export function postFromMarkdown (path: string, text: string, mapping: MarkdownMapping): MarkdownFile {
   const { data, body } = parseFrontMatter(text)
-  if (data.draft === true) return { kind: 'draft' }
-  if (data.draft !== undefined && data.draft !== null && data.draft !== false) {
+  if (data.draft !== undefined && data.draft !== null && typeof data.draft !== 'boolean') {
     // `draft: yes` is a string in YAML 1.2: publishing a post meant as a draft would be worse than failing.
     throw new BadFileError(`"draft" must be true or false, not ${describe(data.draft)}`)
   }
-  const { columns } = mapping
+  const draft = data.draft === true
+  const { columns, bodyColumn } = mapping
+  if (draft && !columns.has('draft') && !columns.has('status')) return { kind: 'draft' }
   const values: Record<string, PostValue> = {}
   const ignored: IgnoredKey[] = []
   // A column the table lacks is reported only when the file has something for it.
@@ -65,25 +78,30 @@ export function postFromMarkdown (path: string, text: string, mapping: MarkdownM
   }
 
   const slug = readSlug(path, data.slug, mapping)
-  const title = readText(data, 'title')
-  if (columns.has('title') && (title === null || title.trim() === '')) throw new BadFileError('no title (add `title:` to the front matter)')
+  const title = readText(data, 'title') ?? titleFromBody(body) ?? titleFromFileName(path)
+  if (columns.has('title') && title.trim() === '') throw new BadFileError('an empty title (give `title:` a value, or remove it to take the first `# heading` or the file name)')
   put('title', 'title', title)
   put('author', 'author', readText(data, 'author'))
   put('summary', 'summary', readText(data, 'summary'))
   put('tags', 'tags', readTags(data.tags))
   put('date', 'published_at', readDate(data, 'date'))
-  put('the body', 'content', body, body.trim() !== '')
+  if (columns.has(bodyColumn)) values[bodyColumn] = body
+  else if (body.trim() !== '') ignored.push({ key: 'the body', reason: `the posts table has no \`${bodyColumn}\` column; name the body's column with --body-column` })
+  // The publishing rules' columns: a draft is marked, every other post marked published.
+  if (columns.has('draft')) values.draft = draft
+  if (columns.has('status') && (draft || data.status === undefined || data.status === null)) values.status = draft ? DRAFT_STATUS : PUBLISHED_STATUS
   const updated = readDate(data, 'updated')
   if (updated !== null) put('updated', 'updated_at', updated)
 
   for (const [key, value] of Object.entries(data)) {
     if (key === 'draft' || Object.hasOwn(MAPPED_KEYS, key)) continue
-    const reserved = RESERVED_COLUMNS[key]
+    if (key === 'status' && values.status !== undefined) continue
+    const reserved = key === bodyColumn ? 'the Markdown body fills it' : RESERVED_COLUMNS[key]
     if (reserved !== undefined) ignored.push({ key, reason: reserved })
     else put(key, key, value as JsonValue)
   }
   const stampOnWrite = updated === null && columns.has('updated_at') ? { updated_at: mapping.now } : undefined
-  return { kind: 'post', slug, post: { values: { ...values, slug }, ...(stampOnWrite && { stampOnWrite }) }, ignored }
+  return { kind: 'post', slug, post: { values: { ...values, slug }, ...(stampOnWrite && { stampOnWrite }) }, ignored, draft }
 }
 
 function readSlug (path: string, value: unknown, { isValidSlug, slugRule }: MarkdownMapping): string {

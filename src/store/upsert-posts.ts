@@ -1,9 +1,13 @@
-// The import's writes: read the batch's rows, compare, write only what changed, in one
+// The import's writes: each value converted to what its column needs (or the post refused, in a
+// dry run alike, before anything is written), then read the batch's rows, compare, write only
+// what changed, in one
 // transaction. Plain SELECT, INSERT and UPDATE work alike on every dialect, and never rewriting
 // an unchanged row matters: any writing transaction moves the change token (PostgreSQL's is the
 // transaction itself), so even an `INSERT … ON CONFLICT DO UPDATE … WHERE false` would.
 import { isDeepStrictEqual } from 'node:util'
 import type { Kysely, Transaction } from 'kysely'
+import { describeColumnShapes, type ColumnShape } from './column-shapes.js'
+import { ColumnValueError, columnParameter } from './column-values.js'
 import type { DialectSpec, Tables } from './kysely-post-store.js'
 import type { RowNormaliser } from './normalise-row.js'
 import type { JsonValue, PostUpsert, PostValue, UpsertOutcome } from './store.js'
@@ -17,8 +21,23 @@ export interface UpsertContext {
   normalise: RowNormaliser
 }
 
-export async function upsertPosts ({ db, spec, normalise }: UpsertContext, posts: readonly PostUpsert[], dryRun: boolean): Promise<UpsertOutcome[]> {
-  if (posts.length === 0) return []
+export async function upsertPosts ({ db, spec, normalise }: UpsertContext, given: readonly PostUpsert[], dryRun: boolean): Promise<UpsertOutcome[]> {
+  if (given.length === 0) return []
+  const shapes = await describeColumnShapes(db, spec.dialect)
+  // Nothing for a NOT NULL column with a default (an absent `author:`): the default for a new
+  // post, the row's value for another, rather than a NULL the column refuses.
+  const posts = given.map((post) => ({
+    ...post,
+    values: Object.fromEntries(Object.entries(post.values).filter(([column, value]) => {
+      const shape = shapes.get(column)
+      return !(value === null && shape?.notNull === true && shape.optional)
+    })) as PostUpsert['values']
+  }))
+  const parameters = (values: Record<string, PostValue>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(values).map(([column, value]) => [column, columnParameter(spec, shapes.get(column), value)]))
+  // Every post's values converted first: a value its column cannot hold refuses the batch, and
+  // the caller writes it again one post at a time to find which.
+  const converted = posts.map((post) => ({ stamped: parameters({ ...post.values, ...post.stampOnWrite }) }))
   const compare = async (reader: Kysely<Tables> | Transaction<Tables>): Promise<UpsertOutcome[]> => {
     const columns = [...new Set(posts.flatMap((p) => Object.keys(p.values)))]
     const rows = await reader.selectFrom('posts').select(columns as Array<'slug'>)
@@ -31,12 +50,18 @@ export async function upsertPosts ({ db, spec, normalise }: UpsertContext, posts
       return Object.entries(post.values).every(([column, value]) => sameValue(row[column], value)) ? 'unchanged' : 'updated'
     })
   }
-  if (dryRun) return await compare(db)
+  const checkInserts = (outcomes: UpsertOutcome[]): void => {
+    for (const [i, outcome] of outcomes.entries()) if (outcome === 'inserted') checkRequired(shapes, converted[i]?.stamped ?? {})
+  }
+  if (dryRun) {
+    const outcomes = await compare(db)
+    checkInserts(outcomes)
+    return outcomes
+  }
   return await db.transaction().execute(async (trx) => {
     const outcomes = await compare(trx)
-    const parameters = (values: Record<string, PostValue>): Record<string, unknown> =>
-      Object.fromEntries(Object.entries(values).map(([column, value]) => [column, toParameter(spec, value)]))
-    const inserts = posts.filter((_, i) => outcomes[i] === 'inserted').map((p) => parameters({ ...p.values, ...p.stampOnWrite }))
+    checkInserts(outcomes)
+    const inserts = converted.filter((_, i) => outcomes[i] === 'inserted').map((p) => p.stamped)
     for (const group of groupByColumns(inserts)) {
       const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Object.keys(group[0] ?? {}).length))
       for (let i = 0; i < group.length; i += perStatement) {
@@ -45,8 +70,8 @@ export async function upsertPosts ({ db, spec, normalise }: UpsertContext, posts
     }
     for (const [i, post] of posts.entries()) {
       if (outcomes[i] !== 'updated') continue
-      const { slug, ...changed } = post.values
-      await trx.updateTable('posts').set(parameters({ ...changed, ...post.stampOnWrite })).where('slug', '=', slug).execute()
+      const { slug, ...changed } = converted[i]?.stamped ?? {}
+      await trx.updateTable('posts').set(changed).where('slug', '=', post.values.slug).execute()
     }
     return outcomes
   })
@@ -62,12 +87,13 @@ function groupByColumns (rows: Array<Record<string, unknown>>): Array<Array<Reco
   return [...groups.values()]
 }
 
-function toParameter (spec: DialectSpec, value: PostValue): unknown {
-  if (value instanceof Date) return spec.timestampParameter(value)
-  if (value !== null && typeof value === 'object') return JSON.stringify(value)
-  // better-sqlite3 binds no booleans; SQLite's own are 1 and 0.
-  if (typeof value === 'boolean' && spec.dialect === 'sqlite') return value ? 1 : 0
-  return value
+/** An INSERT must give each NOT NULL column that has no default (nor numbers itself). */
+function checkRequired (shapes: Map<string, ColumnShape>, row: Record<string, unknown>): void {
+  for (const shape of shapes.values()) {
+    if (!shape.optional && !(shape.name in row)) {
+      throw new ColumnValueError(`column \`${shape.name}\` (${shape.type}) is NOT NULL without a default, and the file gives it no value`)
+    }
+  }
 }
 
 /**

@@ -23,6 +23,12 @@ test('usage mistakes are one line and exit code 2', async () => {
   const dryServe = await runCli(['serve', '--dry-run'])
   assert.equal(dryServe.code, 2)
   oneLine(dryServe.stderr, /--dry-run applies to import only/)
+  const noColumn = await runCli(['import', 'posts/', '--body-column'])
+  assert.equal(noColumn.code, 2)
+  oneLine(noColumn.stderr, /--body-column needs a value \(--body-column NAME: the column the Markdown body fills\)/)
+  const bodyElsewhere = await runCli(['serve', '--body-column', 'body_html'])
+  assert.equal(bodyElsewhere.code, 2)
+  oneLine(bodyElsewhere.stderr, /--body-column applies to import only/)
   const extra = await runCli(['migrate', 'posts/'])
   assert.equal(extra.code, 2)
   oneLine(extra.stderr, /unexpected argument "posts\/"/)
@@ -33,6 +39,7 @@ test('import --help shows the import command\'s usage and arguments', async () =
   assert.equal(code, 0)
   assert.match(stdout, /^Usage: blog-read-api import <file or folder>\.\.\. \[--dry-run\]/)
   assert.match(stdout, /^ {2}--dry-run {2,}\S/m)
+  assert.match(stdout, /^ {2}--body-column NAME {2,}the column the Markdown body fills \(default: content\)$/m)
 })
 
 test('a SQLite file that does not exist is one line, and is not created', async () => {

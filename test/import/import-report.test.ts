@@ -47,14 +47,18 @@ test('elsewhere: plain lines, no escape codes', () => {
   report.ignore('layout', 'no column', 'a.md')
   report.ignore('layout', 'no column', 'b.md')
   report.ignore('the body', 'no content column', 'a.md')
-  report.draft()
+  report.draft('d.md')
   report.written('a', 'a.md', 'inserted')
+  report.written('e', 'e.md', 'inserted')
+  report.draft('e.md', { outcome: 'inserted', marks: '`status` "draft"' })
   report.written('b', 'b.md', 'updated')
   report.written('c', 'c.md', 'unchanged')
   report.progress('writing', 3, 3)
   report.summary()
   assert.equal(stderr.text, 'ignored front-matter key "layout" (no column), first in a.md\n' +
-    'ignored the Markdown body (no content column), first in a.md\ncomparing: 3/3 files done\n')
-  assert.equal(stdout.text, 'would insert a (a.md)\nwould update b (b.md)\n' +
-    'would import 1, would update 1, unchanged 1, drafts 1, failed 0 (dry run: nothing written)\n')
+    'ignored the Markdown body (no content column), first in a.md\n' +
+    'd.md: a draft, would be kept out (the posts table has no `draft` or `status` column)\n' +
+    'e.md: a draft, would be imported, marked by `status` "draft"\ncomparing: 3/3 files done\n')
+  assert.equal(stdout.text, 'would insert a (a.md)\nwould insert e (e.md)\nwould update b (b.md)\n' +
+    'would import 2, would update 1, unchanged 1, drafts 2, failed 0 (dry run: nothing written)\n')
 })

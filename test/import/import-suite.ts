@@ -23,6 +23,14 @@ export interface ImportFixture {
    * for other front-matter keys, and a CHECK refusing titles over 20 characters.
    */
   operatorTable: string
+  /**
+   * A team's own table, as a user had it: the body in `body_html` (NOT NULL), a NOT NULL
+   * `summary` with a default, tags in the store's own shape, a `status` column, a NOT NULL `lang` without a default, `minutes`, and on
+   * servers that type columns, a `title` of at most 20 characters and an integer `minutes`.
+   */
+  teamTable: string
+  /** Files of the `team` fixture this store refuses, beyond `team/no-lang.md` (which all do), with the reason. */
+  teamRefusals: RegExp[]
 }
 
 const databaseUrl = (location: StoreLocation): string => location.dialect === 'sqlite' ? location.filename : location.url
@@ -50,7 +58,8 @@ const FIXTURE_REPORT = [
   /^broken\/bad-slug\.md: invalid slug "Not A Slug" \(a slug is lower-case letters and digits joined by single hyphens, at most 200 characters\)$/,
   /^broken\/!!!\.md: the file name gives no valid slug \(""; .*\): add `slug:` to the front matter$/,
   /^broken\/unclosed\.md: the front matter has no closing "---" line$/,
-  /^broken\/no-title\.md: no title \(add `title:` to the front matter\)$/,
+  /^broken\/blank-title\.md: an empty title \(give `title:` a value, or remove it to take the first `# heading` or the file name\)$/,
+  /^blog\/drafts\/unfinished\.md: a draft, kept out \(the posts table has no `draft` or `status` column\)$/,
   /^broken\/dangling\.md: cannot read: ENOENT \(no such file or directory\)$/,
   /^broken\/latin1\.md: not UTF-8 text$/,
   /^duplicates\/first\.md: slug "same-slug" is also the slug of duplicates\/same-slug\.md$/,
@@ -317,6 +326,63 @@ export function describeImport (name: string, server: TestServer, fixture: Impor
       const fixed = await importCli([folder])
       assert.equal(fixed.code, 0, fixed.stderr)
       assert.equal(summary(fixed), 'imported 1, updated 0, unchanged 2, drafts 0, failed 0')
+    })
+
+    test('a file without `title:` takes its first `# heading`, else its file name', async () => {
+      await migrate()
+      const result = await importCli(['untitled'])
+      assert.equal(result.code, 0, result.stderr)
+      assert.deepEqual((await posts()).map((p) => [p.slug, p.title]), [['from-heading', 'Heading as title'], ['no-title', 'no title']])
+    })
+
+    test("a team's table: the body in --body-column, tags as the column needs them, drafts marked by status; the dry run refuses what the real run refuses", async () => {
+      await db.exec(fixture.teamTable)
+      cpSync(join(FIXTURES, 'team'), join(work, 'team'), { recursive: true })
+      const run = async (...args: string[]): Promise<CliResult> => await importCli([...args, 'team'], work)
+
+      const noBody = await run('--dry-run')
+      assert.match(noBody.stderr, /^ignored the Markdown body \(the posts table has no `content` column; name the body's column with --body-column\), first in team\//m)
+      const wrongColumn = await run('--body-column', 'body')
+      assert.equal(wrongColumn.code, 1)
+      assert.match(wrongColumn.stderr, /^blog-read-api: cannot import into \S+: the `posts` table has no `body` column \(--body-column names the column the Markdown body fills; the table has `id`, `slug`, .*`body_html`/)
+
+      const slugColumn = await run('--body-column', 'slug')
+      assert.equal(slugColumn.code, 1)
+      assert.match(slugColumn.stderr, /^blog-read-api: cannot import into \S+: --body-column cannot be `slug`: the import fills it otherwise/)
+
+      const refusals = [/^team\/no-lang\.md: column `lang` \(.+\) is NOT NULL without a default, and the file gives it no value$/, ...fixture.teamRefusals]
+      const dry = await run('--dry-run', '--body-column', 'body_html')
+      assert.equal(dry.code, 1)
+      assertLines(reportLines(dry), [...refusals, /^team\/draft\.md: a draft, would be imported, marked by `status` "draft"$/])
+      assert.deepEqual(await posts(), [], 'the dry run wrote nothing')
+      const real = await run('--body-column=body_html')
+      assert.equal(real.code, 1)
+      assertLines(reportLines(real), [...refusals, /^team\/draft\.md: a draft, imported, marked by `status` "draft"$/])
+      // What the dry run said it would insert is what the real run inserted, and its failures are the same lines.
+      const wouldInsert = dry.stdout.split('\n').flatMap((line) => /^would insert (\S+) /.exec(line)?.[1] ?? [])
+      const stored = await posts()
+      assert.deepEqual(stored.map((p) => p.slug).sort(), wouldInsert.sort())
+      assert.deepEqual(reportLines(real).filter((line) => !line.includes('a draft')), reportLines(dry).filter((line) => !line.includes('a draft')))
+      const counts = (result: CliResult): string => summary(result).match(/\d+/g)?.join() ?? ''
+      assert.equal(counts(real), counts(dry))
+      assert.equal(summary(real), `imported ${stored.length}, updated 0, unchanged 0, drafts 1, failed ${refusals.length}`)
+
+      const tagged = bySlug(stored).get('tagged')
+      const tags = typeof tagged?.tags === 'string' ? JSON.parse(tagged.tags) as unknown : tagged?.tags
+      assert.deepEqual(tags, ['intro', 'with, comma', 'quote "x"', '{braces}'])
+      assert.equal(tagged?.body_html, 'Body of tagged.\n')
+      assert.equal(tagged?.summary, '', 'no `summary:` for a NOT NULL column with a default: the default')
+      assert.equal(tagged?.status, 'published')
+      assert.equal(tagged?.lang, 'en')
+      assert.equal(Number(tagged?.minutes), 3)
+      assert.equal(tagged?.published_at, '2024-05-01T00:00:00.000Z')
+      const draft = bySlug(stored).get('draft')
+      assert.equal(draft?.status, 'draft')
+      assert.equal(draft?.body_html, 'A draft the table marks.\n')
+
+      const again = await run('--body-column', 'body_html')
+      assert.equal(summary(again), `imported 0, updated 0, unchanged ${stored.length}, drafts 1, failed ${refusals.length}`, 'tags compare equal as stored')
+      assert.match(again.stderr, /^team\/draft\.md: a draft, unchanged, marked by `status` "draft"$/m)
     })
   })
 }

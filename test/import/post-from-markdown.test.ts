@@ -6,11 +6,11 @@ import { createSlugValidator } from '../../src/contract/slug.js'
 
 const DEFAULT_COLUMNS = ['id', 'slug', 'title', 'summary', 'content', 'author', 'tags', 'published_at', 'updated_at']
 const now = new Date('2026-06-01T12:00:00.000Z')
-const mapping = (columns = DEFAULT_COLUMNS, pattern?: RegExp): MarkdownMapping =>
-  ({ columns: new Set(columns), isValidSlug: createSlugValidator(pattern), slugRule: 'the rule', now })
+const mapping = (columns = DEFAULT_COLUMNS, pattern?: RegExp, bodyColumn = 'content'): MarkdownMapping =>
+  ({ columns: new Set(columns), bodyColumn, isValidSlug: createSlugValidator(pattern), slugRule: 'the rule', now })
 
-const post = (path: string, text: string, columns?: string[]) => {
-  const file = postFromMarkdown(path, text, mapping(columns))
+const post = (path: string, text: string, columns?: string[], bodyColumn?: string) => {
+  const file = postFromMarkdown(path, text, mapping(columns, undefined, bodyColumn))
   assert.equal(file.kind, 'post')
   return file as Extract<typeof file, { kind: 'post' }>
 }
@@ -96,9 +96,41 @@ test('bad files fail with the reason', () => {
   fails('---\ntitle: T\ntags: a, b\n---\n', /"tags" must be a list/)
   fails('---\ntitle: T\ntags: [[a]]\n---\n', /"tags" must be a list of words, not one holding a list/)
   fails('---\ntitle: {a: 1}\n---\n', /"title" must be text, not a mapping/)
-  fails('---\nauthor: A\n---\n', /no title/)
-  fails('---\ntitle: "  "\n---\n', /no title/)
-  fails('just text', /no title/)
+  fails('---\ntitle: "  "\n---\n', /an empty title \(give `title:` a value/)
+  fails('---\ntitle: ""\n---\n', /an empty title/)
+})
+
+test('without `title:`, the title is the first `# heading` outside fenced code, else the file name', () => {
+  assert.equal(post('p.md', 'Intro.\n\n## Second level\n\n# The title #\n\n# Another\n').post.values.title, 'The title')
+  assert.equal(post('p.md', '```md\n# not this\n```\n~~~~\n# nor this\n~~~\n~~~~\n   # This *one*\n').post.values.title, 'This *one*')
+  assert.equal(post('p.md', '---\nauthor: A\n---\n#Not a heading\n#\n').post.values.title, 'p')
+  assert.equal(post('notes/my-first_post.md', 'just text').post.values.title, 'my first post')
+  assert.equal(post('Third Post!.md', '').post.values.title, 'Third Post!')
+  assert.equal(post('p.md', '---\ntitle: Given\n---\n# Heading\n').post.values.title, 'Given')
+  // A heading found is never removed from the body.
+  assert.equal(post('p.md', '# T\nbody\n').post.values.content, '# T\nbody\n')
+})
+
+test('--body-column: the body fills the named column; `content` is then an ordinary key', () => {
+  const columns = ['slug', 'title', 'body_html', 'content']
+  const file = post('p.md', '---\ntitle: T\ncontent: from the key\nbody_html: not the body\n---\nThe body.\n', columns, 'body_html')
+  assert.deepEqual(file.post.values, { slug: 'p', title: 'T', body_html: 'The body.\n', content: 'from the key' })
+  assert.deepEqual(file.ignored, [{ key: 'body_html', reason: 'the Markdown body fills it' }])
+  const none = post('p.md', '---\ntitle: T\n---\nThe body.\n', ['slug', 'title', 'body_html'])
+  assert.deepEqual(none.ignored, [{ key: 'the body', reason: "the posts table has no `content` column; name the body's column with --body-column" }])
+})
+
+test('drafts: marked in a `draft` or `status` column when the table has one, every other post marked published', () => {
+  const draft = post('p.md', '---\ntitle: T\ndraft: true\nstatus: published\n---\n', ['slug', 'title', 'draft', 'status'])
+  assert.equal(draft.draft, true)
+  assert.deepEqual(draft.post.values, { slug: 'p', title: 'T', draft: true, status: 'draft' })
+  const published = post('p.md', '---\ntitle: T\n---\n', ['slug', 'title', 'draft', 'status'])
+  assert.equal(published.draft, false)
+  assert.deepEqual(published.post.values, { slug: 'p', title: 'T', draft: false, status: 'published' })
+  // A file's own `status` stands, unless it is a draft.
+  assert.equal(post('p.md', '---\ntitle: T\nstatus: scheduled\n---\n', ['slug', 'title', 'status']).post.values.status, 'scheduled')
+  assert.equal(post('p.md', '---\ntitle: T\ndraft: true\n---\n', ['slug', 'title', 'status']).post.values.status, 'draft')
+  assert.deepEqual(postFromMarkdown('p.md', '---\ndraft: true\n---\n', mapping(['slug', 'title'])), { kind: 'draft' })
 })
 
 test('an operator slug pattern decides for front-matter and derived slugs alike', () => {
