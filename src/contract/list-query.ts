@@ -1,9 +1,15 @@
-// The optional list parameters of SPEC "List queries" (`fields`, `limit`, `after`, `tag`), shared
-// by both tiers: checked the same way at the front (before any upstream call) and at the post API,
-// written back in one canonical order (cache keys, upstream paths, Link headers), and the keyset
-// cursor that `after` carries.
+// The optional list parameters (`fields`, `limit`, `after`, the filters of list-filter.ts,
+// `count`), shared by both tiers: checked
+// the same way at the front (before any upstream call) and at the post API, written back in one
+// canonical order (cache keys, upstream paths, Link headers), and the keyset cursor that `after`
+// carries. A parameter that is not one of them, or one given twice, is refused: a typo must not
+// look like it worked.
+import { canonicalFilter, DATE_FILTERS, FILTER_DETAILS, parseInstant, parseTags, TAG_FILTERS, type ListFilter } from './list-filter.js'
 import { ProblemError } from './problems.js'
-import { createSlugValidator, isLookupableSlug, isStorableText, SLUG_MAX_LENGTH } from './slug.js'
+import { isLookupableSlug, isStorableText } from './slug.js'
+
+/** Sent with `count=exact`: how many posts the query's filters keep, whatever its limit and cursor. */
+export const TOTAL_COUNT_HEADER = 'x-total-count'
 
 /** The most posts one page may hold. */
 export const MAX_PAGE_SIZE = 1000
@@ -22,15 +28,15 @@ export interface SortKey {
   readonly publishedAt?: string | number | null
 }
 
-export interface ListQuery {
+export interface ListQuery extends ListFilter {
   /** Columns to serve, sorted bytewise, `slug` always among them; undefined: every column. */
   readonly fields?: readonly string[]
   /** At most this many posts (a page); undefined: all of them. */
   readonly limit?: number
   /** Only posts after this one in the list order. */
   readonly after?: SortKey
-  /** Only posts whose `tags` array holds this. */
-  readonly tag?: string
+  /** `exact`: the answer says how many posts match the filter (X-Total-Count). */
+  readonly count?: 'exact'
 }
 
 /** What the detail routes accept. */
@@ -42,36 +48,53 @@ const NO_QUERY: ListQuery = Object.freeze({})
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 const LIMIT = /^[1-9][0-9]{0,3}$/
 const BASE64URL = /^[A-Za-z0-9_-]+$/
-const isTag = createSlugValidator()
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 export const QUERY_DETAILS = {
   limit: `The limit parameter must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
   after: 'The after parameter must be the cursor of a next link, unchanged.',
   fields: `The fields parameter must list 1 to ${MAX_FIELDS} column names (letters, digits and underscores, not starting with a digit), separated by commas.`,
-  tag: `The tag parameter must be 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
+  count: 'The count parameter must be exact.'
 } as const
 
-export type QueryParameter = keyof typeof QUERY_DETAILS
+/** Every parameter a list accepts, in canonical order. */
+export const LIST_PARAMETERS: readonly string[] = [
+  'limit', 'after', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'count'
+]
 
 export function invalidQuery (detail: string): ProblemError {
   return new ProblemError('invalid-query', detail)
 }
 
-/** The parameters of a list request (`url`: the request target); unknown ones are ignored. */
+/** The parameters of a list request (`url`: the request target); an unknown or repeated one is a 400. */
 export function parseListQuery (url: string): ListQuery {
   const params = searchParamsOf(url)
   if (params === undefined) return NO_QUERY
+  checkNames(params, LIST_PARAMETERS)
   const limit = single(params, 'limit')
   const after = single(params, 'after')
   const fields = single(params, 'fields')
-  const tag = single(params, 'tag')
-  return {
+  const count = single(params, 'count')
+  const query: Record<string, unknown> = {
     ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
     ...(after === undefined ? {} : { after: parseCursor(after) }),
-    ...(fields === undefined ? {} : { fields: parseFields(fields) }),
-    ...(tag === undefined ? {} : { tag: parseTag(tag) })
+    ...(fields === undefined ? {} : { fields: parseFields(fields) })
   }
+  for (const [key, name] of TAG_FILTERS) {
+    const text = single(params, name)
+    if (text !== undefined) query[key] = parseTags(text) ?? failWith(FILTER_DETAILS.tags(name))
+  }
+  for (const [key, name] of DATE_FILTERS) {
+    const text = single(params, name)
+    if (text !== undefined) query[key] = parseInstant(text) ?? failWith(FILTER_DETAILS.date(name))
+  }
+  if (count !== undefined && count !== 'exact') throw invalidQuery(QUERY_DETAILS.count)
+  if (count !== undefined) query.count = count
+  return query as ListQuery
+}
+
+function failWith (detail: string): never {
+  throw invalidQuery(detail)
 }
 
 /** The parameters of a detail request: `fields` only. */
@@ -82,15 +105,17 @@ export function parsePostQuery (url: string): PostQuery {
 }
 
 /**
- * The query in canonical form, `?limit=…&after=…&fields=…&tag=…` or '' for none: equal queries
- * give equal strings (cache keys, coalescing), and no character in it needs percent-encoding.
+ * The query in canonical form, `?limit=…&after=…&fields=…&tag=…&…&count=exact` or '' for none:
+ * equal queries give equal strings (cache keys, coalescing), tags percent-encoded.
  */
-export function canonicalSearch ({ limit, after, fields, tag }: ListQuery): string {
+export function canonicalSearch (query: ListQuery): string {
+  const { limit, after, fields, count } = query
   let search = ''
   if (limit !== undefined) search += `&limit=${limit}`
   if (after !== undefined) search += `&after=${encodeCursor(after)}`
   if (fields !== undefined) search += `&fields=${fields.join(',')}`
-  if (tag !== undefined) search += `&tag=${tag}`
+  search += canonicalFilter(query)
+  if (count !== undefined) search += `&count=${count}`
   return search === '' ? '' : `?${search.slice(1)}`
 }
 
@@ -154,7 +179,28 @@ function searchParamsOf (url: string): URLSearchParams | undefined {
   return question === -1 || question === url.length - 1 ? undefined : new URLSearchParams(url.slice(question + 1))
 }
 
-function single (params: URLSearchParams, name: QueryParameter): string | undefined {
+/** Names shown in a refusal: enough to find the mistake, bounded whatever the request holds. */
+const MAX_NAMES_SHOWN = 10
+const MAX_NAME_SHOWN = 100
+
+/** Refuses names not in `accepted` and names given more than once, naming them. */
+function checkNames (params: URLSearchParams, accepted: readonly string[]): void {
+  const seen = new Set<string>()
+  const unknown = new Set<string>()
+  const repeated = new Set<string>()
+  for (const name of params.keys()) {
+    if (!accepted.includes(name)) unknown.add(name)
+    else if (seen.has(name)) repeated.add(name)
+    seen.add(name)
+  }
+  if (unknown.size === 0 && repeated.size === 0) return
+  const listed = (what: string, names: Set<string>): string[] => names.size === 0
+    ? []
+    : [`${what} parameter${names.size === 1 ? '' : 's'} ${[...names].slice(0, MAX_NAMES_SHOWN).map((name) => JSON.stringify(name.slice(0, MAX_NAME_SHOWN))).join(', ')}${names.size > MAX_NAMES_SHOWN ? ' and more' : ''}.`]
+  throw invalidQuery([...listed('Unknown', unknown), ...listed('Repeated', repeated), `The accepted parameters are ${accepted.join(', ')}, each at most once.`].join(' '))
+}
+
+function single (params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name)
   if (values.length > 1) throw invalidQuery(`The ${name} parameter may be given only once.`)
   return values[0]
@@ -177,9 +223,4 @@ function parseFields (text: string): readonly string[] {
   if (names.length > MAX_FIELDS || !names.every((name) => IDENTIFIER.test(name))) throw invalidQuery(QUERY_DETAILS.fields)
   // Sorted bytewise (not localeCompare): the same names in any order are one query.
   return [...new Set([...names, 'slug'])].sort()
-}
-
-function parseTag (text: string): string {
-  if (!isTag(text)) throw invalidQuery(QUERY_DETAILS.tag)
-  return text
 }

@@ -7,7 +7,9 @@ import { API_DOCS_ROUTES, registerApiDocs } from '../http/docs/api-docs.js'
 import type { BodyLimits } from '../contract/body-limits.js'
 import type { Config, ServerOptions } from '../config.js'
 import { answerable, buildHttpApp, sendProblem } from '../http/app.js'
-import { nextLink, parseListQuery, parsePostQuery, type ListQuery, type SortKey } from '../contract/list-query.js'
+import { describeFilter } from '../contract/list-filter.js'
+import { FRONT_TAGS_PATH } from '../contract/tag-counts.js'
+import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type SortKey } from '../contract/list-query.js'
 import { createFrontMetrics } from '../ops/front-metrics.js'
 import { createUpstreamReadiness } from '../ops/health.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
@@ -36,6 +38,13 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperatio
   now?: () => number
 }
 
+/** Why a list is empty: the filter that matched nothing, or no posts at all. */
+function noPostsDetail (query: ListQuery): string {
+  const filter = describeFilter(query)
+  if (filter !== undefined) return `No post matches ${filter}${query.after === undefined ? '' : ' after this cursor'}.`
+  return query.after === undefined ? 'There are no posts yet.' : 'No post follows this cursor.'
+}
+
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
 
 export function buildFrontApp ({
@@ -47,7 +56,7 @@ export function buildFrontApp ({
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/blog', '/api/blog/:slug', ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/blog', '/api/blog/:slug', FRONT_TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins,
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('front')
@@ -84,11 +93,13 @@ export function buildFrontApp ({
     const query = parseListQuery(request.url)
     const list = await cache.list(query, request.id, () => answerable(request))
     if (list.kind === 'stream') {
+      if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
       linkNext(reply, query, list.next)
       return await relayList(request, reply, list)
     }
     flagStale(reply, list.stale)
-    if (list.body.empty) return sendProblem(reply, 'no-posts', 'There are no posts yet.')
+    if (list.body.empty) return sendProblem(reply, 'no-posts', noPostsDetail(query))
+    if (list.body.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.body.total))
     linkNext(reply, query, list.body.next)
     return await sendRepresentation(request, reply, list.body.representation, cacheControlNow())
   }
@@ -105,12 +116,19 @@ export function buildFrontApp ({
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
 
+  async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const tags = await cache.tags(request.id, () => answerable(request))
+    flagStale(reply, tags.stale)
+    return await sendRepresentation(request, reply, tags.body.representation, cacheControl)
+  }
+
   registerApiDocs(app, { ...FRONT_API_DOCS, enabled: apiDocs })
   const schemas = frontRouteSchemas(slugPattern)
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
   app.register(async (api) => {
     api.get('/api/blog', { schema: schemas.list }, listPosts)
     api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
+    api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

@@ -1,7 +1,7 @@
 // The front's routes as schemas, for its OpenAPI document (src/http/docs/api-docs.ts). Documentation only:
 // the handlers check the slug themselves and send the upstream's bytes (src/http/docs/route-schemas.ts).
 import { problemResponses, type ProblemResponseOptions } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, TAG_COUNTS_SCHEMA, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../contract/slug.js'
 
 export const FRONT_API_DOCS = {
@@ -23,22 +23,23 @@ const UPSTREAM_FAILURES = ['upstream-unreachable', 'upstream-bad-response', 'ups
 const PROBLEM_OPTIONS: ProblemResponseOptions = { retryAfterOnGatewayErrors: true }
 
 /** The front's two routes; `slugPattern` is SLUG_PATTERN, as the route applies it. */
-export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: object } {
+export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: object, tags: object } {
   const slug = anchorSlugPattern(slugPattern)
   return {
     list: {
       operationId: 'listPosts',
       summary: 'Every post, or a page of them',
       description: 'The upstream post API\'s list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. ' +
-        'The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`); they are checked here, before any ' +
-        'upstream call, and relayed in canonical order. An empty list or page is a 404 `no-posts`.',
+        'The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, ' +
+        '`published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 ' +
+        '`invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.',
       tags: ['posts'],
       querystring: LIST_QUERY,
       headers: REQUEST_HEADERS,
       response: {
         200: {
           description: 'The posts, at least one.',
-          headers: { ...successHeaders(false), Link: headerSchemas.link, 'Cache-Status': CACHE_STATUS },
+          headers: { ...successHeaders(false), Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount, 'Cache-Status': CACHE_STATUS },
           content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', minItems: 1, items: POST_REF } } }
         },
         304: withLink(withCacheStatus(notModifiedResponse(false))),
@@ -63,6 +64,23 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
         304: withCacheStatus(notModifiedResponse(true)),
         ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', ...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
       }
+    },
+    tags: {
+      operationId: 'listTags',
+      summary: 'Every tag with its number of posts',
+      description: 'The upstream post API\'s tag counts, byte for byte: `[{"tag": "sql", "count": 4}]`, most used first, ties by tag; ' +
+        'counted over the posts the list holds, and as fresh as the list.',
+      tags: ['posts'],
+      headers: REQUEST_HEADERS,
+      response: {
+        200: {
+          description: 'The tags (possibly none).',
+          headers: { ...successHeaders(true), 'Cache-Status': CACHE_STATUS },
+          content: { [JSON_MEDIA_TYPE]: { schema: TAG_COUNTS_SCHEMA } }
+        },
+        304: withCacheStatus(notModifiedResponse(true)),
+        ...problemResponses([...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
+      }
     }
   }
 }
@@ -73,5 +91,5 @@ function withCacheStatus (response: ReturnType<typeof notModifiedResponse>): Ret
 
 /** A page's 304 carries its next link too. */
 function withLink (response: ReturnType<typeof notModifiedResponse>): ReturnType<typeof notModifiedResponse> {
-  return { ...response, headers: { ...response.headers, Link: headerSchemas.link } }
+  return { ...response, headers: { ...response.headers, Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount } }
 }

@@ -3,7 +3,7 @@
 // the request (the edge's refusals, the parser's) and its preflight refusals were not problems.
 
 /** Headers a response reads that a cross-origin script may see. */
-const EXPOSED_HEADERS = 'ETag, Link, X-Request-Id, Retry-After, Cache-Status'
+const EXPOSED_HEADERS = 'ETag, Link, X-Total-Count, X-Request-Id, Retry-After, Cache-Status'
 /** Seconds a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_S = '86400'
 

@@ -6,7 +6,7 @@ import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store
 import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
 
 /** The store reads the post API makes; `token` is the change-token read that precedes each answer. */
-export type QueryKind = 'token' | 'post' | 'list' | 'page' | 'probe'
+export type QueryKind = 'token' | 'post' | 'list' | 'page' | 'count' | 'probe'
 
 /** Bodies the post API serves: built from the store for this request, or built earlier under the same change token. */
 export type BodyKind = 'post' | 'list'
@@ -21,7 +21,7 @@ export interface PostsMetrics {
 export function createPostsMetrics (registry: Registry, store: PostStore): PostsMetrics {
   const querySeconds = new Histogram({
     name: `${METRIC_PREFIX}store_query_duration_seconds`,
-    help: 'Store reads (its _count: reads) by kind: token (the change-token read before each answer), post, list (until its last row, so a streamed list goes at its client\'s pace), page, probe (readiness)',
+    help: 'Store reads (its _count: reads) by kind: token (the change-token read before each answer), post, list (until its last row, so a streamed list goes at its client\'s pace), page, count (a list\'s X-Total-Count), probe (readiness)',
     labelNames: ['kind'] as const,
     buckets: LATENCY_BUCKETS_S,
     registers: [registry]
@@ -46,6 +46,7 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     post: querySeconds.labels({ kind: 'post' }),
     list: querySeconds.labels({ kind: 'list' }),
     page: querySeconds.labels({ kind: 'page' }),
+    count: querySeconds.labels({ kind: 'count' }),
     probe: querySeconds.labels({ kind: 'probe' })
   }
   const bodyCounters = {
@@ -95,6 +96,7 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     streamPosts: (query) => timedRows('list', () => store.streamPosts(query)),
     streamKeyedPosts: (query) => timedRows('list', () => store.streamKeyedPosts(query)),
     readPage: (query) => timed('page', store.readPage(query)),
+    countPosts: (filter) => timed('count', store.countPosts(filter)),
     checkQuery: (query) => store.checkQuery(query),
     probe: () => timed('probe', store.probe()),
     poolStats: () => store.poolStats?.(),

@@ -1,5 +1,5 @@
-// The upstream post API: the two reads of SPEC part A over a PostStore, with the list queries
-// (fields, pages, tags), strong ETags, 304s and compression, bodies built once per store change
+// The upstream post API: the list and the post over a PostStore, with the list queries
+// (fields, pages, filters, counts), strong ETags, 304s and compression, bodies built once per store change
 // and query, large lists streamed, and the posts version each answer was read under (the front
 // confirms its copies with it: src/contract/posts-version.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -8,7 +8,7 @@ import type { ServerOptions } from '../config.js'
 import type { Logger } from 'pino'
 import { buildHttpApp, sendProblem } from '../http/app.js'
 import { KEYED_LIST_CONTENT_TYPE, KEYED_LIST_PATH, shapeOf } from '../contract/keyed-list.js'
-import { invalidQuery, nextLink, parseListQuery, parsePostQuery } from '../contract/list-query.js'
+import { invalidQuery, nextLink, TOTAL_COUNT_HEADER, parseListQuery, parsePostQuery } from '../contract/list-query.js'
 import { createStoreReadiness } from '../ops/store-readiness.js'
 import { operationalPaths, registerOperationalRoutes, type TierOperationsOptions } from '../ops/operational-routes.js'
 import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
@@ -17,6 +17,7 @@ import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js
 import { previewIn } from '../contract/preview.js'
 import { capMaxAge, SCHEDULED_HEADER, scheduledInstantOf } from '../contract/posts-schedule.js'
 import { ProblemError } from '../contract/problems.js'
+import { TAGS_PATH } from '../contract/tag-counts.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
@@ -55,7 +56,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, KEYED_LIST_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, KEYED_LIST_PATH, TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
@@ -105,6 +106,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const query = parseListQuery(request.url)
     const { body: list, version } = await read(() => bodies.list(query))
     labelVersion(reply, version)
+    if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
       return await sendRepresentation(request, reply, list.representation, await cacheControlFor(reply, version))
@@ -150,6 +152,12 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   }
 
   const previews = createPreviewReader({ store: givenStore, secret: previewSecret, now, read: async (query) => await read(() => gated(query)), version: async () => await read(() => bodies.version()), labelVersion })
+  /** Every tag with its number of posts, read as the list is (exactly fresh, labelled). */
+  async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { body, version } = await read(() => bodies.tags())
+    labelVersion(reply, version)
+    return await sendRepresentation(request, reply, body, cacheControl)
+  }
 
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
@@ -158,6 +166,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     api.get('/api/post/:slug', { schema: POSTS_ROUTE_SCHEMAS.post }, getPost)
     api.get(VERSION_PATH, { schema: POSTS_ROUTE_SCHEMAS.version }, currentVersion)
     api.get(KEYED_LIST_PATH, { schema: POSTS_ROUTE_SCHEMAS.keyed }, keyedList)
+    api.get(TAGS_PATH, { schema: POSTS_ROUTE_SCHEMAS.tags }, listTags)
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

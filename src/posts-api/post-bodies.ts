@@ -14,6 +14,8 @@ import type { ListShape } from '../contract/keyed-list.js'
 import type { KeyedPost, Post, PostStore } from '../store/store.js'
 import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
 import type { ConcurrencyGate } from '../lib/concurrency-gate.js'
+import { createListCounts } from './list-counts.js'
+import { createTagBodies } from './tag-bodies.js'
 
 /** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
@@ -30,11 +32,12 @@ const STREAM_CHUNK_CHARS = 16 * 1024
  */
 const KEYED_CHUNK_CHARS = 256 * 1024
 
+/** `total`: with `count=exact`, how many posts the filter keeps (X-Total-Count); the ETag covers it. */
 export type ListBody =
   /** `next`: a page's last sort key, when more posts follow it. */
-  | { kind: 'whole', representation: Representation, next?: SortKey }
+  | { kind: 'whole', representation: Representation, next?: SortKey, total?: number }
   /** Too large to hold: stream it. `etag` is set when a change token identifies the content. */
-  | { kind: 'large', etag: string | undefined }
+  | { kind: 'large', etag: string | undefined, total?: number }
 
 interface Generation {
   /** The store's change token, which is also the version the front sees. */
@@ -53,6 +56,8 @@ export interface PostBodies {
   /** Rejects with StoreQueryError, before reading anything, when the table cannot answer `query`. The body is null when no post has `slug`. */
   post: (slug: string, query?: PostQuery) => Promise<Versioned<Representation | null>>
   list: (query?: ListQuery) => Promise<Versioned<ListBody>>
+  /** Every tag with its number of posts (src/contract/tag-counts.ts). */
+  tags: () => Promise<Versioned<Representation>>
   /** The version now: read after this call. Undefined: the store cannot tell. */
   version: () => Promise<string | undefined>
   /** The list as a stream; rejects (before any byte is sent) when the store fails to start it. */
@@ -80,6 +85,8 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
   // this turns a query per request into a query per round trip, freshness unchanged.
   const tokenReads = createCoalescer<string | undefined>()
   const readChangeToken = (): Promise<string | undefined> => tokenReads.run('token', () => store.readChangeToken())
+  const counts = createListCounts(async (filter) => await gated(() => store.countPosts(filter)))
+  const tagBodies = createTagBodies(store, gated)
 
   function generationFor (token: string): Generation {
     if (current?.token !== token) {
@@ -143,7 +150,10 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       store.checkQuery(query)
       const { limit } = query
       const token = await readChangeToken()
-      const build = (): Promise<ListBody> => gated(() => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit }))
+      const build = async (): Promise<ListBody> => {
+        const body = await gated(() => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit }))
+        return query.count === undefined ? body : withTotal(body, await counts.count(query, token))
+      }
       if (token === undefined) {
         onBody?.('list', true)
         return { body: await build(), version: undefined }
@@ -163,6 +173,11 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       return token === undefined ? undefined : generationFor(token).token
     },
 
+    async tags () {
+      const token = await readChangeToken()
+      return { body: await tagBodies.body(token), version: token === undefined ? undefined : generationFor(token).token }
+    },
+
     // A stream holds its turn until its first rows are read; then its pace is its client's (on
     // PostgreSQL and MySQL, on a connection of its own).
     async streamList (query = {}) {
@@ -177,6 +192,13 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       return current === undefined ? 0 : current.lists.size + current.posts.size
     }
   }
+}
+
+/** `body` with its total, which its validator covers. */
+function withTotal (body: ListBody, total: number): ListBody {
+  if (body.kind === 'large') return { ...body, total, etag: body.etag?.replace(/"$/, `-t${total}"`) }
+  const { representation } = body
+  return { ...body, total, representation: createRepresentation(representation.body, etagOf(Buffer.from(`${representation.etag}\ntotal ${total}`))) }
 }
 
 /** `text` as a stream whose first chunk is read: the query runs, so a store failure is still a clean 503. */

@@ -2,7 +2,7 @@
 // only: the handlers check the slug themselves and send bodies built from the rows as they are
 // (src/http/docs/route-schemas.ts).
 import { problemResponses } from '../http/docs/problem-schema.js'
-import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
+import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, TAG_COUNTS_SCHEMA, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { KEYED_LIST_CONTENT_TYPE } from '../contract/keyed-list.js'
 import { VERSION_PATH, VERSION_PATTERN } from '../contract/posts-version.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
@@ -39,17 +39,17 @@ export const POSTS_ROUTE_SCHEMAS = {
     summary: 'Every row of `posts`, or a page of them',
     description: 'Newest first by `published_at` when the table has it (undated posts last), ties and tables without it by `slug` (bytewise). ' +
       'A list over 8 MiB is streamed: no `Content-Length`, no compression, and an ETag only when the store tracks changes; a page ' +
-      '(`limit`) is built whole. The list parameters are checked against the table too (a column it lacks, no `tags`: 400 `invalid-query`).',
+      '(`limit`) is built whole. The list parameters are checked against the table too (a column it lacks, no `tags`, no date column for a date window: 400 `invalid-query`).',
     tags: ['posts'],
     querystring: LIST_QUERY,
     headers: REQUEST_HEADERS,
     response: {
       200: {
         description: 'Every post, or the page (possibly none).',
-        headers: { ...successHeaders(false), Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
+        headers: { ...successHeaders(false), Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
         content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: POST_REF } } }
       },
-      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
+      304: { ...notModifiedResponse(false), headers: { ...notModifiedResponse(false).headers, Link: headerSchemas.link, 'X-Total-Count': headerSchemas.totalCount, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
       ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   },
@@ -100,11 +100,11 @@ export const POSTS_ROUTE_SCHEMAS = {
   keyed: {
     operationId: 'getKeyedList',
     summary: 'Every post of a list shape, each after its cursor',
-    description: 'The list of `fields` and `tag` (the other parameters are ignored), in list order, one line per post: its cursor (what ' +
+    description: 'The list of `fields` and the filters (`limit`, `after` and `count` are ignored), in list order, one line per post: its cursor (what ' +
       '`after` takes to resume after it), a space, the post as the list serves it, a line feed. A front holds it to answer any page of ' +
       'that shape from memory, confirmed by the version it is labelled with. Streamed, never cached.',
     tags: ['posts'],
-    querystring: { type: 'object', properties: { fields: LIST_QUERY.properties.fields, tag: LIST_QUERY.properties.tag } },
+    querystring: LIST_QUERY,
     headers: { type: 'object', properties: { 'X-Request-Id': headerSchemas.requestId } },
     response: {
       200: {
@@ -113,6 +113,24 @@ export const POSTS_ROUTE_SCHEMAS = {
         content: { [KEYED_LIST_CONTENT_TYPE.split(';')[0] as string]: { schema: { type: 'string' } } }
       },
       ...problemResponses(['invalid-query', 'store-unavailable'])
+    }
+  },
+  tags: {
+    operationId: 'listTags',
+    summary: 'Every tag with its number of posts',
+    description: 'The strings of each post\'s `tags` (a JSON array, or a PostgreSQL `text[]`), counted over the posts the list holds, ' +
+      'each post once per tag: most used first, ties by tag (bytewise). Read as the list is (a committed change shows in the next answer). ' +
+      'A table without `tags`: an empty array.',
+    tags: ['posts'],
+    headers: REQUEST_HEADERS,
+    response: {
+      200: {
+        description: 'The tags (possibly none).',
+        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION },
+        content: { [JSON_MEDIA_TYPE]: { schema: TAG_COUNTS_SCHEMA } }
+      },
+      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION } },
+      ...problemResponses(['store-unavailable'])
     }
   }
 } as const

@@ -1,10 +1,12 @@
 // The PostStore every dialect shares: Kysely builds the reads; a DialectSpec supplies what
 // differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
+import type { ListFilter } from '../contract/list-filter.js'
 import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
 import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
+import { checkFilter, filterConditions, type DateCondition, type FilterColumns, type TagCondition } from './filter-conditions.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
   type ColumnInfo, type Dialect, type KeyedPost, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
@@ -43,8 +45,10 @@ export interface DialectSpec {
   slugKey (column: ColumnInfo): RawBuilder<unknown>
   /** `published_at` exactly as stored, for a cursor: as text where the driver would round it. */
   readonly publishedAtKey: RawBuilder<unknown>
-  /** The condition "the `tags` array holds the tag", or undefined when this column cannot hold one. */
-  tagCondition (column: ColumnInfo): ((tag: string) => RawBuilder<boolean>) | undefined
+  /** The condition "the `tags` array holds the tag" (never NULL), or undefined when this column cannot hold one. */
+  tagCondition (column: ColumnInfo): TagCondition | undefined
+  /** The comparison of this column's instants with a bound, or undefined when its type holds none. */
+  dateCondition (column: ColumnInfo): DateCondition | undefined
   /** Creates the default table, and the change tracking `readChangeToken` relies on where the store needs it. */
   createDefaultTable (db: Kysely<Tables>): Promise<void>
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
@@ -73,7 +77,7 @@ export class KyselyPostStore implements PostStore {
   #hasPublishedAt = false
   #isSortValue: SortValueCheck = () => false
   #slugKey: RawBuilder<unknown>
-  #tagCondition: ((tag: string) => RawBuilder<boolean>) | undefined
+  #filterColumns: FilterColumns = { tags: undefined, published_at: undefined, updated_at: undefined }
   #tracksChanges = false
   #columns: readonly string[] = []
   readonly #publishing: PublishingOptions
@@ -96,8 +100,17 @@ export class KyselyPostStore implements PostStore {
     this.#hasPublishedAt = publishedAt !== undefined
     if (publishedAt !== undefined) this.#isSortValue = sortValueCheck(this.dialect, publishedAt)
     this.#slugKey = this.#spec.slugKey(columns.find((c) => c.name === 'slug') as ColumnInfo)
-    const tags = columns.find((c) => c.name === 'tags')
-    this.#tagCondition = tags === undefined ? undefined : this.#spec.tagCondition(tags)
+    const column = (name: string): ColumnInfo | undefined => columns.find((c) => c.name === name)
+    const tags = column('tags')
+    const dates = (name: string): DateCondition | undefined => {
+      const info = column(name)
+      return info === undefined ? undefined : this.#spec.dateCondition(info)
+    }
+    this.#filterColumns = {
+      tags: tags === undefined ? undefined : this.#spec.tagCondition(tags),
+      published_at: dates('published_at'),
+      updated_at: dates('updated_at')
+    }
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
     this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
@@ -111,12 +124,11 @@ export class KyselyPostStore implements PostStore {
     return this.#tracksChanges
   }
 
-  checkQuery ({ fields, tag, after }: ListQuery): void {
+  checkQuery (query: ListQuery): void {
+    const { fields, after } = query
     const unknown = fields?.find((name) => !this.#columns.includes(name))
     if (unknown !== undefined) throw new StoreQueryError(`The fields parameter names ${unknown}, which is not a column of the posts table.`)
-    if (tag !== undefined && this.#tagCondition === undefined) {
-      throw new StoreQueryError('The tag parameter needs a tags column holding a JSON array, which the posts table does not have.')
-    }
+    checkFilter(query, this.#filterColumns)
     // A cursor of a list ordered otherwise (with or without dates) cannot say where to resume.
     if (after !== undefined && (after.publishedAt !== undefined) !== this.#hasPublishedAt) throw new StoreQueryError(QUERY_DETAILS.after)
     // A cursor is client input: its published_at must be one this column could have given.
@@ -145,10 +157,10 @@ export class KyselyPostStore implements PostStore {
   }
 
   /** One range of the list, in list order; `sortKeys`: with each row's exact published_at too (pages). */
-  #listQuery ({ fields, tag }: ListQuery, range: RawBuilder<boolean> | undefined, sortKeys: boolean) {
-    let query = this.#select(fields)
+  #listQuery (list: ListQuery, range: RawBuilder<boolean> | undefined, sortKeys: boolean) {
+    let query = this.#select(list.fields)
     if (sortKeys && this.#hasPublishedAt) query = query.select(this.#spec.publishedAtKey.as(SORT_KEY))
-    if (tag !== undefined && this.#tagCondition !== undefined) query = query.where(this.#tagCondition(tag))
+    for (const condition of filterConditions(list, this.#filterColumns)) query = query.where(condition)
     if (range !== undefined) query = query.where(range)
     return (this.#hasPublishedAt ? query.orderBy(this.#spec.newestFirst) : query).orderBy(this.#slugKey)
   }
@@ -195,6 +207,16 @@ export class KyselyPostStore implements PostStore {
     const last = posts.at(-1)
     const next = rows.length > query.limit && last !== undefined ? this.#sortKeyOf(last) : undefined
     return { posts: posts.map((row) => this.#normalise(withoutSortKey(row))), next }
+  }
+
+  async countPosts (filter: ListFilter): Promise<number> {
+    checkFilter(filter, this.#filterColumns)
+    // The publishing rule as the list applies it: a count never counts a post the list hides.
+    const visible = this.#published.condition()
+    let query = (visible === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(visible)).select(sql<unknown>`COUNT(*)`.as('n'))
+    for (const condition of filterConditions(filter, this.#filterColumns)) query = query.where(condition)
+    const rows = await this.#read(() => query.execute())
+    return Number(rows[0]?.n ?? 0)
   }
 
   #sortKeyOf (row: Record<string, unknown>): SortKey {

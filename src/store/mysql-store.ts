@@ -99,8 +99,16 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   publishedAtKey: sql`CAST(published_at AS CHAR)`,
   // MariaDB's JSON is text with a check, and any text column may be asked: only a JSON array holds
   // tags (JSON_CONTAINS would fail on text that is not JSON, and find "x" in a bare "x").
-  tagCondition: () => (tag) => sql<boolean>`JSON_CONTAINS(CASE WHEN JSON_VALID(tags) THEN
-    CASE WHEN JSON_TYPE(tags) = 'ARRAY' THEN tags END END, JSON_QUOTE(${tag}))`,
+  // COALESCE: what holds no array is NULL here, and `tag_not` negates this. The tag as bytes:
+  // MariaDB takes two conditions that differ only in a text literal's case for one (under the
+  // connection's case-insensitive collation), so tag_all=SQL,sql found a post holding only `SQL`.
+  tagCondition: () => (tag) => sql<boolean>`COALESCE(JSON_CONTAINS(CASE WHEN JSON_VALID(tags) THEN
+    CASE WHEN JSON_TYPE(tags) = 'ARRAY' THEN tags END END, JSON_QUOTE(CONVERT(${Buffer.from(tag)} USING utf8mb4))), 0) = 1`,
+  // The session's time_zone is UTC, as DATETIME is read; the bound keeps its microseconds.
+  dateCondition ({ name, type = '' }) {
+    if (!['datetime', 'timestamp', 'date'].includes(type)) return undefined
+    return (op, instant) => sql<boolean>`${sql.ref(name)} ${sql.raw(op)} CAST(${instant.replace('T', ' ').replace('Z', '')} AS DATETIME(6))`
+  },
   async createDefaultTable (db) {
     await sql`CREATE TABLE IF NOT EXISTS posts (
       id INT AUTO_INCREMENT PRIMARY KEY,

@@ -127,9 +127,19 @@ const postgresSpec = (pool: pg.Pool, bounds: QueryBounds): DialectSpec => ({
   // is exact, and a parameter compared with the column takes the column's type.
   publishedAtKey: sql`published_at::text`,
   tagCondition ({ type = '' }) {
-    if (type === 'jsonb') return (tag) => sql<boolean>`tags @> jsonb_build_array(${tag}::text)`
-    if (type === 'json') return (tag) => sql<boolean>`tags::jsonb @> jsonb_build_array(${tag}::text)`
-    if (type.endsWith('[]')) return (tag) => sql<boolean>`tags::text[] @> ARRAY[${tag}::text]`
+    // COALESCE: a NULL `tags` holds no tag, and `tag_not` negates this.
+    if (type === 'jsonb') return (tag) => sql<boolean>`COALESCE(tags @> jsonb_build_array(${tag}::text), false)`
+    if (type === 'json') return (tag) => sql<boolean>`COALESCE(tags::jsonb @> jsonb_build_array(${tag}::text), false)`
+    if (type.endsWith('[]')) return (tag) => sql<boolean>`COALESCE(tags::text[] @> ARRAY[${tag}::text], false)`
+    return undefined
+  },
+  // The bound is an instant; a column without a zone holds UTC (as it is served), whatever the
+  // session's TimeZone, and a date is its start in UTC. Other types hold no instant.
+  dateCondition ({ name, type = '' }) {
+    const column = sql.ref(name)
+    if (type === 'timestamp with time zone') return (op, instant) => sql<boolean>`${column} ${sql.raw(op)} ${instant}::timestamptz`
+    if (type === 'timestamp without time zone') return (op, instant) => sql<boolean>`${column} ${sql.raw(op)} (${instant}::timestamptz AT TIME ZONE 'UTC')`
+    if (type === 'date') return (op, instant) => sql<boolean>`${column}::timestamp ${sql.raw(op)} (${instant}::timestamptz AT TIME ZONE 'UTC')`
     return undefined
   },
   async createDefaultTable (db) {

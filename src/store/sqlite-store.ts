@@ -39,6 +39,14 @@ function isUnavailable (err: Error): boolean {
   return err instanceof TypeError && err.message === MISSING_DIRECTORY
 }
 
+/** A bound of finer than milliseconds as whole milliseconds: `> b` keeps what `> floor(b)` does, `< b` what `< ceil(b)` does. */
+function toMilliseconds (op: '>' | '<', instant: string): string {
+  const m = /^(.{19})\.(\d{3})(\d*)Z$/.exec(instant)
+  if (m === null || /^0*$/.test(m[3] ?? '')) return instant
+  const floor = `${m[1] ?? ''}.${m[2] ?? ''}Z`
+  return op === '>' ? floor : new Date(Date.parse(floor) + 1).toISOString()
+}
+
 function createSqliteSpec (database: Database.Database, filename: string): DialectSpec {
   const changeToken = changeTokenReader(database)
   return {
@@ -61,6 +69,11 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
     // Any column may hold JSON text; what is not a JSON array holds no tag (never an error).
     tagCondition: () => (tag) => sql<boolean>`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(tags) THEN
       CASE WHEN json_type(tags) = 'array' THEN tags END END) WHERE type = 'text' AND value = ${tag})`,
+    // Any column may hold a date as text SQLite's date functions read (ISO 8601, with or without a
+    // zone); anything else (a number, other text) has no instant and matches no window. Those
+    // functions keep milliseconds: a finer bound becomes the millisecond that keeps the same rows.
+    dateCondition: ({ name }) => (op, instant) =>
+      sql<boolean>`julianday(CASE WHEN typeof(${sql.ref(name)}) = 'text' THEN ${sql.ref(name)} END) ${sql.raw(op)} julianday(${toMilliseconds(op, instant)})`,
     async createDefaultTable (db) {
       await sql`CREATE TABLE IF NOT EXISTS posts (
         id INTEGER PRIMARY KEY,

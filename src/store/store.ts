@@ -1,4 +1,5 @@
 // The store boundary: what the upstream post API needs from a database, whatever its dialect.
+import type { ListFilter } from '../contract/list-filter.js'
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 import type { PublishingState } from '../publishing/publishing-options.js'
 
@@ -55,6 +56,8 @@ export interface PostStore {
   streamKeyedPosts (query?: ListQuery): AsyncIterable<KeyedPost>
   /** One page: at most `limit` posts of the list in the same order, read whole. */
   readPage (query: PageQuery): Promise<Page>
+  /** How many posts `filter` keeps (one query). */
+  countPosts (filter: ListFilter): Promise<number>
   /**
    * Rejects at once (StoreQueryError) a query this table cannot answer: a `fields` name that is
    * not a column, a `tag` without a usable `tags` column, a cursor of another kind of list.

@@ -31,7 +31,7 @@ export function changeCacheTags (change: Change): string[] {
 }
 
 /** The front's routes whose answers depend on every post. */
-export const LIST_PATHS = ['/api/blog', '/feed.xml', '/feed.atom', '/feed.json', '/sitemap.xml'] as const
+export const LIST_PATHS = ['/api/blog', '/api/tags', '/feed.xml', '/feed.atom', '/feed.json', '/sitemap.xml'] as const
 
 /** The front paths to purge for `change`, for CDNs that purge by URL: the lists and feeds, and each post's page. */
 export function changePaths (change: Change): string[] {

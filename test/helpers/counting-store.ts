@@ -30,6 +30,10 @@ export function createCountingStore (posts: readonly Post[]): CountingStore {
       const last = page.at(-1)
       return { posts: page, next: start + limit < posts.length && last !== undefined ? { slug: last.slug } : undefined }
     },
+    async countPosts () {
+      reads++
+      return posts.length
+    },
     checkQuery () {},
     async readChangeToken () {
       return undefined

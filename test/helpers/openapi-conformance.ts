@@ -16,7 +16,7 @@ export interface OpenApiDocument {
 }
 
 /** The headers our answers may carry that a client acts on: each must be documented where sent. */
-const API_HEADERS = ['etag', 'x-request-id', 'retry-after', 'cache-status', 'link', 'cache-control', 'vary', 'content-encoding', 'allow']
+const API_HEADERS = ['etag', 'x-request-id', 'retry-after', 'cache-status', 'link', 'cache-control', 'vary', 'content-encoding', 'allow', 'x-total-count']
 
 /** JSON Pointer escaping (RFC 6901). */
 const escape = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1')

@@ -81,7 +81,7 @@ describe('OpenAPI documents', () => {
   })
 
   test('every route, GET only (HEAD is GET without its body), with its parameters and request headers', () => {
-    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', []], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH]]] as const) {
+    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', ['/api/tags']], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH, '/api/posts/tags']]] as const) {
       // And the probes (src/ops/operational-schemas.ts; /metrics too where the tier has metrics).
       assert.deepEqual(Object.keys(document.paths).sort(), [list, item, ...others, '/healthz', '/readyz'].sort())
       assert.deepEqual([document.paths['/healthz']?.get?.operationId, document.paths['/readyz']?.get?.operationId], ['health', 'readiness'])
@@ -91,7 +91,7 @@ describe('OpenAPI documents', () => {
       assert.equal(document.paths[item]?.get?.operationId, 'getPost')
       const parameters = (path: string): string[] => (document.paths[path]?.get?.parameters ?? []).map((p) => `${p.in} ${p.name}`).sort()
       const headers = ['header Accept-Encoding', 'header If-None-Match', 'header X-Request-Id']
-      assert.deepEqual(parameters(list), [...headers, 'query after', 'query fields', 'query limit', 'query tag'])
+      assert.deepEqual(parameters(list), [...headers, ...['after', 'count', 'fields', 'limit', 'published_after', 'published_before', 'tag', 'tag_all', 'tag_not', 'updated_after'].map((name) => `query ${name}`)])
       assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields', 'query preview'])
     }
     assert.deepEqual(Object.keys(postsDocument.paths[VERSION_PATH] ?? {}), ['get'])
@@ -126,6 +126,7 @@ describe('OpenAPI documents', () => {
     expected.front = new Map([
       ['GET /api/blog', exactly(['invalid-query', 'no-posts', ...upstream])],
       ['GET /api/blog/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', ...upstream])],
+      ['GET /api/tags', exactly([...upstream])],
       ...probes
     ])
     expected.posts = new Map([
@@ -133,6 +134,7 @@ describe('OpenAPI documents', () => {
       ['GET /api/post/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])],
       ['GET /api/posts/version', exactly(['store-unavailable'])],
       ['GET /api/posts/keyed', exactly(['invalid-query', 'store-unavailable'])],
+      ['GET /api/posts/tags', exactly(['store-unavailable'])],
       ...probes
     ])
     assert.deepEqual(front.byOperation, expected.front)

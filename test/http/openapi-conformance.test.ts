@@ -93,6 +93,13 @@ describe('the post API answers as its OpenAPI document says', () => {
     assert.match(String(first.headers.link), /rel="next"/)
     assert.equal((await request('/api/posts?limit=2', { 'if-none-match': String(first.headers.etag) })).status, 304)
     assert.equal((await request('/api/posts?limit=0')).status, 400)
+    assert.equal((await request('/api/posts?sort=title')).status, 400)
+    const tags = await request('/api/posts/tags')
+    assert.equal(tags.status, 200)
+    assert.equal((await request('/api/posts/tags', { 'if-none-match': String(tags.headers.etag) })).status, 304)
+    const counted = await request('/api/posts?limit=1&count=exact&tag=intro,C%2B%2B&published_after=2000-01-01')
+    assert.match(String(counted.headers['x-total-count']), /^\d+$/)
+    assert.equal((await request('/api/posts?limit=1&count=exact&tag=intro,C%2B%2B&published_after=2000-01-01', { 'if-none-match': String(counted.headers.etag) })).status, 304)
     assert.equal((await request('/api/post/hello-world?fields=no_such_column')).status, 400)
   })
 
@@ -118,19 +125,19 @@ describe('the post API answers as its OpenAPI document says', () => {
   test('every answer above matched the operation it reached', () => {
     assert.deepEqual([...matched].sort(), [
       '/api/post/{slug} 200', '/api/post/{slug} 304', '/api/post/{slug} 400', '/api/post/{slug} 404', '/api/post/{slug} 417',
-      '/api/post/{slug} 503', '/api/posts 200', '/api/posts 304', '/api/posts 400', '/api/posts 413', '/api/posts 503', '/api/posts 505',
+      '/api/post/{slug} 503', '/api/posts 200', '/api/posts 304', '/api/posts 400', '/api/posts 413', '/api/posts 503', '/api/posts 505', '/api/posts/tags 200', '/api/posts/tags 304',
       'components.responses.MethodNotAllowed', 'components.responses.NotFound'
     ])
   })
 
   test('the front over this post API: 200 and 304 relayed, pages, and the relayed 400 invalid-query', async () => {
     const front = await conformanceOf(tiers.front)
-    for (const path of ['/api/blog?limit=0', '/api/blog?fields=no_such_column', '/api/blog/two-tiers?fields=no_such_column']) {
+    for (const path of ['/api/blog?limit=0', '/api/blog?tags=sql', '/api/blog?fields=no_such_column', '/api/blog/two-tiers?fields=no_such_column']) {
       const refused = await getDecoded(tiers.front.url, path)
       assert.equal(refused.status, 400)
       front.check('GET', path, refused)
     }
-    for (const [path, headers] of [['/api/blog', { 'accept-encoding': 'gzip' }], ['/api/blog/two-tiers', {}], ['/api/blog?limit=2&fields=title', {}]] as const) {
+    for (const [path, headers] of [['/api/blog', { 'accept-encoding': 'gzip' }], ['/api/blog/two-tiers', {}], ['/api/blog?limit=2&fields=title', {}], ['/api/blog?limit=1&count=exact', {}], ['/api/tags', {}]] as const) {
       const answer = await getDecoded(tiers.front.url, path, headers)
       front.check('GET', path, answer)
       front.check('GET', path, await getDecoded(tiers.front.url, path, { 'if-none-match': String(answer.headers.etag) }))

@@ -107,6 +107,9 @@ export function describePublishing (name: string, server: TestServer): void {
         assert.deepEqual(slugsOf(await get(tiers.posts.url, '/api/posts?fields=slug,title')), PUBLIC_NOW)
         assert.deepEqual(await walkPages(tiers.posts.url, '/api/posts'), PUBLIC_NOW)
         assert.deepEqual(await walkPages(tiers.front.url, '/api/blog'), PUBLIC_NOW)
+        for (const [base, path] of [[tiers.front.url, '/api/blog'], [tiers.posts.url, '/api/posts']] as const) {
+          assert.equal((await get(base, `${path}?count=exact&limit=1`)).headers['x-total-count'], String(PUBLIC_NOW.length), `${path}: the count counts only what the list shows`)
+        }
         const keyed = await get(tiers.posts.url, KEYED_LIST_PATH)
         assert.deepEqual(keyed.text.trimEnd().split('\n').map((line) => JSON.parse(line.slice(line.indexOf(' ') + 1)).slug), PUBLIC_NOW)
         for (const slug of HIDDEN_NOW.filter((s) => s !== 'Legacy-Case')) {

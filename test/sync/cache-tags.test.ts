@@ -29,7 +29,7 @@ test('answers name what they depend on; a change names what it makes stale', () 
   assert.deepEqual(answerTags({ tag: 'Node JS' }), ['posts', 'tag-Node%20JS'])
   const change = { since: 's', until: 'u', upserted: ['b', 'new name'], deleted: ['a'] }
   assert.deepEqual(changeCacheTags(change), ['posts', 'post-a', 'post-b', 'post-new%20name'])
-  assert.deepEqual(changePaths(change), ['/api/blog', '/feed.xml', '/feed.atom', '/feed.json', '/sitemap.xml', '/api/blog/a', '/api/blog/b', '/api/blog/new%20name'])
+  assert.deepEqual(changePaths(change), ['/api/blog', '/api/tags', '/feed.xml', '/feed.atom', '/feed.json', '/sitemap.xml', '/api/blog/a', '/api/blog/b', '/api/blog/new%20name'])
   assert.equal(tagHeaderValue('cache-tag', ['posts', 'post-a']), 'posts,post-a')
   assert.equal(tagHeaderValue('Surrogate-Key', ['posts', 'post-a']), 'posts post-a')
 })

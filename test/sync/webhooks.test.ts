@@ -144,7 +144,7 @@ test('a delivery carries the change in the Standard Webhooks shape, signed so th
     upserted: ['post-1'],
     deleted: [],
     cache_tags: ['posts', 'post-post-1'],
-    paths: ['/api/blog', '/feed.xml', '/feed.atom', '/feed.json', '/sitemap.xml', '/api/blog/post-1']
+    paths: ['/api/blog', '/api/tags', '/feed.xml', '/feed.atom', '/feed.json', '/sitemap.xml', '/api/blog/post-1']
   })
   assert.equal((receiver.requests[0] as Received).headers['content-type'], 'application/json')
   assert.deepEqual(webhooks.stats(), { delivered: 1, failedAttempts: 0, gaveUp: 0, folded: 0, pending: 0 })

@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * Every post, or a page of them
-         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`); they are checked here, before any upstream call, and relayed in canonical order. An empty list or page is a 404 `no-posts`.
+         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, `published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 `invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.
          */
         get: operations["listPosts"];
         put?: never;
@@ -35,6 +35,26 @@ export interface paths {
          * @description The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream's post, byte for byte. `fields` keeps only those columns.
          */
         get: operations["getPost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tag with its number of posts
+         * @description The upstream post API's tag counts, byte for byte: `[{"tag": "sql", "count": 4}]`, most used first, ties by tag; counted over the posts the list holds, and as fresh as the list.
+         */
+        get: operations["listTags"];
         put?: never;
         post?: never;
         delete?: never;
@@ -180,8 +200,20 @@ export interface operations {
                 limit?: number;
                 /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). */
                 after?: string;
-                /** @description Only posts whose `tags` column (a JSON array of strings) holds this tag; a table without `tags` is a 400 `invalid-query`. */
+                /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold any of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
                 tag?: string;
+                /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold every one of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
+                tag_all?: string;
+                /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold none of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
+                tag_not?: string;
+                /** @description Only posts whose `published_at` is strictly after this instant: an RFC 3339 timestamp (its `+` percent-encoded as `%2B`) or a date (its start in UTC). A post without a `published_at` is left out; a table without that column, or whose column holds no dates, is a 400 `invalid-query`. */
+                published_after?: string;
+                /** @description Only posts whose `published_at` is strictly before this instant: an RFC 3339 timestamp (its `+` percent-encoded as `%2B`) or a date (its start in UTC). A post without a `published_at` is left out; a table without that column, or whose column holds no dates, is a 400 `invalid-query`. */
+                published_before?: string;
+                /** @description Only posts whose `updated_at` is strictly after this instant: an RFC 3339 timestamp (its `+` percent-encoded as `%2B`) or a date (its start in UTC). A post without a `updated_at` is left out; a table without that column, or whose column holds no dates, is a 400 `invalid-query`. */
+                updated_after?: string;
+                /** @description The answer carries `X-Total-Count`: how many posts match the filters, whatever `limit` and `after`. */
+                count?: "exact";
             };
             header?: {
                 /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
@@ -211,6 +243,8 @@ export interface operations {
                     "Content-Encoding"?: "br" | "gzip";
                     /** @description RFC 8288, when more posts follow this page: `<ROUTE?limit=N&after=CURSOR&…>; rel="next"`, the next page on this tier's own route (a relative reference), with every other parameter of this one. */
                     Link?: string;
+                    /** @description With `count=exact` only: how many posts match every filter of the query, whatever `limit` and `after`. */
+                    "X-Total-Count"?: string;
                     /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
                     "Cache-Status"?: string;
                     [name: string]: unknown;
@@ -234,6 +268,8 @@ export interface operations {
                     "Cache-Status"?: string;
                     /** @description RFC 8288, when more posts follow this page: `<ROUTE?limit=N&after=CURSOR&…>; rel="next"`, the next page on this tier's own route (a relative reference), with every other parameter of this one. */
                     Link?: string;
+                    /** @description With `count=exact` only: how many posts match every filter of the query, whatever `limit` and `after`. */
+                    "X-Total-Count"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -453,6 +489,8 @@ export interface operations {
             query?: {
                 /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`. */
                 fields?: string;
+                /** @description A preview token (`blog-read-api preview-url SLUG`): the post is served whether published or not, with `Cache-Control: private, no-store`, never from or into a cache. A token that is forged, expired or for another slug gets the same 404 as a missing post; without `PREVIEW_SECRET` on the post API, a 400 `invalid-query`. */
+                preview?: string;
             };
             header?: {
                 /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
@@ -541,6 +579,253 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:post-not-found";
                         /** @constant */
                         status?: 404;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Upstream unreachable; Bad upstream response */
+            502: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response";
+                        /** @constant */
+                        status?: 502;
+                    };
+                };
+            };
+            /** @description Upstream unavailable; Service overloaded; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description Upstream timed out */
+            504: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-timeout";
+                        /** @constant */
+                        status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
+                "If-None-Match"?: string;
+                /** @description `br` or `gzip` compress a body of 1 KiB or more, by your q-values (`br` on a tie). */
+                "Accept-Encoding"?: string;
+                /** @description Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags (possibly none). */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    /** @description Set when the body is compressed. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
+                    "Cache-Status"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tag: string;
+                        count: number;
+                    }[];
+                };
+            };
+            /** @description Not Modified: a copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
+                    "Cache-Status"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };

@@ -3,7 +3,8 @@
 // gives (502 for a wrong shape or status, 503 relayed with its Retry-After, 400 relayed for a
 // query the upstream refused).
 import sjson from 'secure-json-parse'
-import { encodeCursor, nextCursorIn, type SortKey } from '../../contract/list-query.js'
+import { isTagCounts } from '../../contract/tag-counts.js'
+import { encodeCursor, nextCursorIn, TOTAL_COUNT_HEADER, type SortKey } from '../../contract/list-query.js'
 import { PROBLEM_TYPE_BASE, ProblemError, RETRY_AFTER_S } from '../../contract/problems.js'
 import { isStorableText } from '../../contract/slug.js'
 import { createRepresentation, etagOf, type Representation } from '../../http/representation.js'
@@ -16,6 +17,8 @@ export interface CheckedBody {
   empty: boolean
   /** Pages only: where the next page starts, when more posts follow (from the upstream's Link). */
   next?: SortKey
+  /** Lists with `count=exact` only: the upstream's X-Total-Count. */
+  total?: number
 }
 
 /**
@@ -24,8 +27,9 @@ export interface CheckedBody {
  * be the client's mistake, relayed).
  */
 export type Expected =
-  | { kind: 'list', limit: number | undefined, queried: boolean }
+  | { kind: 'list', limit: number | undefined, queried: boolean, counted?: boolean }
   | { kind: 'post', slug: string, queried: boolean }
+  | { kind: 'tags', queried: false }
 
 const RETRY_AFTER = /^(?:\d{1,9}|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)$/
 const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
@@ -59,7 +63,9 @@ export function checkBody (response: UpstreamResponse, expected: Expected): { bo
   } catch (err) {
     throw badResponse('The upstream post API answered with a body that is not acceptable JSON.', err)
   }
-  if (expected.kind === 'list') {
+  if (expected.kind === 'tags') {
+    if (!isTagCounts(value)) throw badResponse('The upstream post API did not answer with tag counts.')
+  } else if (expected.kind === 'list') {
     if (!Array.isArray(value) || !value.every(isPost)) throw badResponse('The upstream post API did not answer with an array of posts.')
     if (expected.limit !== undefined && value.length > expected.limit) throw badResponse('The upstream post API answered with more posts than the limit.')
   } else if (!isPost(value) || value.slug !== expected.slug) {
@@ -69,8 +75,23 @@ export function checkBody (response: UpstreamResponse, expected: Expected): { bo
   const upstreamEtag = strongEtag(response.headers.etag)
   // Without the upstream's validator, ours must cover the next link as well as the bytes.
   const etag = upstreamEtag ?? etagOf(next === undefined ? response.body : Buffer.concat([response.body, Buffer.from(`\n${encodeCursor(next)}`)]))
-  const body = { representation: createRepresentation(response.body, etag), empty: Array.isArray(value) && value.length === 0, ...(next === undefined ? {} : { next }) }
+  const total = totalCount(response, expected)
+  const body = {
+    representation: createRepresentation(response.body, etag === upstreamEtag || total === undefined ? etag : etagOf(Buffer.from(`${etag}\ntotal ${total}`))),
+    empty: Array.isArray(value) && value.length === 0,
+    ...(next === undefined ? {} : { next }),
+    ...(total === undefined ? {} : { total })
+  }
   return { body, upstreamEtag }
+}
+
+/** The upstream's X-Total-Count, for a list that asked for it (then it must be there, a whole number). */
+export function totalCount (response: UpstreamResponse, expected: Expected): number | undefined {
+  if (expected.kind !== 'list' || expected.counted !== true) return undefined
+  const header = response.headers[TOTAL_COUNT_HEADER]
+  const total = typeof header === 'string' && /^(?:0|[1-9]\d{0,14})$/.test(header) ? Number(header) : undefined
+  if (total === undefined) throw badResponse('The upstream post API did not say how many posts the list holds.')
+  return total
 }
 
 /**

@@ -11,9 +11,10 @@ import type { BodyLimits } from '../../contract/body-limits.js'
 import { AbandonedCallError, createCoalescer } from '../../lib/coalescer.js'
 import type { Config } from '../../config.js'
 import { canonicalSearch, type ListQuery, type PostQuery, type SortKey } from '../../contract/list-query.js'
+import { TAGS_PATH } from '../../contract/tag-counts.js'
 import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
-import { checkBody, nextCursor, relayedInvalidQuery, strongEtag, unexpectedStatus, type CheckedBody, type Expected } from './answer-checks.js'
+import { checkBody, nextCursor, relayedInvalidQuery, strongEtag, totalCount, unexpectedStatus, type CheckedBody, type Expected } from './answer-checks.js'
 import { createHeldCopies, type HeldCopy, type Stale } from './copies.js'
 import { createPageIndexes } from './page-index.js'
 import { createTimedCall, type Answered } from './timed-calls.js'
@@ -39,12 +40,14 @@ export type PostOutcome =
 export type ListOutcome =
   | { kind: 'body', body: CheckedBody, stale?: Stale }
   /** A list too large to check whole: relayed as it comes, to one client only. */
-  | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey }
+  | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey, total?: number }
 
 /** `wanted`: whether the request still waits for the answer (its client is there); no call is made for it otherwise. */
 export interface UpstreamCache {
   list: (query: ListQuery, requestId: string, wanted?: () => boolean) => Promise<ListOutcome>
   post: (slug: string, query: PostQuery, requestId: string, wanted?: () => boolean) => Promise<PostOutcome>
+  /** Every tag with its number of posts. */
+  tags: (requestId: string, wanted?: () => boolean) => Promise<{ body: CheckedBody, stale?: Stale }>
   /** The copies and page indexes held now, and the bytes they are counted for (within cacheMaxBytes). */
   held: () => { copies: number, bytes: number }
   /** Page indexes being built now (at most one). */
@@ -94,7 +97,8 @@ export function createUpstreamCache ({
       const { stream } = response
       try {
         const next = nextCursor(response, expected)
-        return { kind: 'stream', stream, etag: strongEtag(response.headers.etag), ...(next === undefined ? {} : { next }) }
+        const total = totalCount(response, expected)
+        return { kind: 'stream', stream, etag: strongEtag(response.headers.etag), ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
       } catch (err) {
         stream.destroy()
         throw err
@@ -155,14 +159,20 @@ export function createUpstreamCache ({
     indexing: () => pageIndexes.building(),
     async list (query, requestId, wanted) {
       const { limit } = query
-      if (limit !== undefined) {
+      // A page index holds the posts of a shape, not their count: a counted page is asked for.
+      if (limit !== undefined && query.count === undefined) {
         const page = await pageIndexes.page({ ...query, limit }, requestId, wanted)
         if (page !== undefined) return { kind: 'body', body: page }
       }
       // Canonical: the same query in any spelling is one copy and one coalesced call.
       const search = canonicalSearch(query)
-      const fetched = await answer(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '' }, requestId, wanted)
+      const fetched = await answer(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '', counted: query.count !== undefined }, requestId, wanted)
       if (fetched.kind === 'absent') throw new Error('a list is never absent')
+      return fetched
+    },
+    async tags (requestId, wanted) {
+      const fetched = await answer(TAGS_PATH, { kind: 'tags', queried: false }, requestId, wanted)
+      if (fetched.kind !== 'body') throw new Error('tags are never absent nor streamed')
       return fetched
     },
     async post (slug, query, requestId, wanted) {

@@ -2,8 +2,9 @@
 // These schemas document (OpenAPI, src/http/docs/api-docs.ts); they neither validate nor serialise: the
 // handlers check their input to answer with their own problems, and send bodies already
 // serialised, every column of the row included (src/http/representation.ts).
+import { MAX_TAG_LENGTH, MAX_TAGS } from '../../contract/list-filter.js'
 import { MAX_CURSOR_LENGTH, MAX_FIELDS, MAX_PAGE_SIZE } from '../../contract/list-query.js'
-import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from '../../contract/slug.js'
+import { SLUG_MAX_LENGTH } from '../../contract/slug.js'
 
 /** A response as @fastify/swagger reads it: description, headers, and a body per media type (none: `type: 'null'`). */
 export interface ResponseSchema {
@@ -74,6 +75,11 @@ export const headerSchemas = {
   etag: { ...STRONG_ETAG, description: 'Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes.' },
   vary: { type: 'string', pattern: '[Aa]ccept-[Ee]ncoding', description: 'Names `accept-encoding`: the body depends on it.' },
   contentEncoding: { type: 'string', enum: ['br', 'gzip'], description: 'Set when the body is compressed.' },
+  totalCount: {
+    type: 'string',
+    pattern: '^(?:0|[1-9][0-9]*)$',
+    description: 'With `count=exact` only: how many posts match every filter of the query, whatever `limit` and `after`.'
+  },
   link: {
     type: 'string',
     pattern: '^<[^<>]+>; rel="next"$',
@@ -97,12 +103,36 @@ const FIELDS = {
     'A name that is not a column of `posts` is a 400 `invalid-query`.'
 } as const
 
+/** A tag set: `tag`, `tag_all`, `tag_not`. */
+function tagSet (what: string): object {
+  return {
+    type: 'string',
+    minLength: 1,
+    pattern: '^[^,\\u0000-\\u001f\\u007f-\\u009f]+(?:,[^,\\u0000-\\u001f\\u007f-\\u009f]+)*$',
+    description: `Only posts whose \`tags\` (a JSON array of strings, or a PostgreSQL \`text[]\`) hold ${what} of these tags: 1 to ${MAX_TAGS} tags ` +
+      `separated by commas, each 1 to ${MAX_TAG_LENGTH} characters without a comma or control character, matched exactly (case counts; ` +
+      'percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`.'
+  }
+}
+
+/** A date window's bound. */
+function dateBound (column: string, side: 'after' | 'before'): object {
+  return {
+    type: 'string',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}(?:[Tt]\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?(?:[Zz]|[+-]\\d{2}:\\d{2}))?$',
+    description: `Only posts whose \`${column}\` is strictly ${side} this instant: an RFC 3339 timestamp (its \`+\` percent-encoded as \`%2B\`) ` +
+      `or a date (its start in UTC). A post without a \`${column}\` is left out; a table without that column, or whose column holds no dates, is a 400 \`invalid-query\`.`
+  }
+}
+
 /**
- * The list parameters (src/contract/list-query.ts). Documented only: a malformed
- * value is the handler's 400 `invalid-query`, naming the parameter; unknown parameters are ignored.
+ * The list parameters (src/contract/list-query.ts). Documented only: a malformed value is the
+ * handler's 400 `invalid-query`, naming the parameter; so is a parameter not listed here, or one
+ * given twice.
  */
 export const LIST_QUERY = {
   type: 'object',
+  additionalProperties: false,
   properties: {
     fields: FIELDS,
     limit: {
@@ -118,13 +148,28 @@ export const LIST_QUERY = {
       pattern: '^[A-Za-z0-9_-]+$',
       description: 'The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset).'
     },
-    tag: {
+    tag: tagSet('any'),
+    tag_all: tagSet('every one'),
+    tag_not: tagSet('none'),
+    published_after: dateBound('published_at', 'after'),
+    published_before: dateBound('published_at', 'before'),
+    updated_after: dateBound('updated_at', 'after'),
+    count: {
       type: 'string',
-      minLength: 1,
-      maxLength: SLUG_MAX_LENGTH,
-      pattern: DEFAULT_SLUG_PATTERN.source,
-      description: 'Only posts whose `tags` column (a JSON array of strings) holds this tag; a table without `tags` is a 400 `invalid-query`.'
+      enum: ['exact'],
+      description: 'The answer carries `X-Total-Count`: how many posts match the filters, whatever `limit` and `after`.'
     }
+  }
+} as const
+
+/** The body of the tags routes: every tag with its number of posts. */
+export const TAG_COUNTS_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['tag', 'count'],
+    properties: { tag: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+    additionalProperties: false
   }
 } as const
 

@@ -77,7 +77,7 @@ test('a flood of list shapes keeps page indexes within the budget, built one at 
   for (let round = 0; round < 12; round++) {
     await Promise.all(Array.from({ length: SHAPES }, async (_, shape) => {
       for (let page = 0; page < INDEX_AFTER; page++) {
-        await cache.list({ limit: 1 + page, fields: ['content', 'slug'], tag: `tag-${shape}` }, `r${round}-${shape}-${page}`)
+        await cache.list({ limit: 1 + page, fields: ['content', 'slug'], tag: [`tag-${shape}`] }, `r${round}-${shape}-${page}`)
         await observe()
       }
     }))
@@ -95,7 +95,7 @@ test('a flood of list shapes keeps page indexes within the budget, built one at 
   const before = upstream.state.pageCalls
   let served = 0
   for (let shape = 0; shape < SHAPES; shape++) {
-    await cache.list({ limit: 7, fields: ['content', 'slug'], tag: `tag-${shape}` }, `after-${shape}`)
+    await cache.list({ limit: 7, fields: ['content', 'slug'], tag: [`tag-${shape}`] }, `after-${shape}`)
     if (upstream.state.pageCalls === before + shape - served) served++
   }
   assert.ok(served >= 2 && served < SHAPES, `${served} of ${SHAPES} shapes answered from an index within the budget`)

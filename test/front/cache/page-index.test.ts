@@ -85,7 +85,10 @@ async function indexShape (shape: string): Promise<void> {
 }
 
 describe('a shape paged through often is answered from memory', () => {
-  for (const [shape, limits] of [['&fields=slug,title,published_at', [7, 1000]], ['&tag=three', [4]], ['', [11]]] as const) {
+  for (const [shape, limits] of [
+    ['&fields=slug,title,published_at', [7, 1000]], ['&tag=three', [4]], ['', [11]],
+    ['&fields=slug,tags&tag=three,C%2B%2B&tag_not=x&published_after=2024-01-02', [3]]
+  ] as const) {
     test(`shape "${shape}": the post API's pages, byte for byte, without a page call`, async () => {
       const keyedBefore = calls(KEYED_CALL)
       await indexShape(shape)
@@ -117,6 +120,16 @@ describe('a shape paged through often is answered from memory', () => {
     } finally {
       await database.exec('DELETE FROM posts WHERE slug = \'newest\'')
     }
+  })
+
+  test('a counted page of a held shape goes upstream, with its X-Total-Count', async () => {
+    const shape = '&tag=three'
+    await indexShape(shape)
+    const before = calls(PAGE_CALL)
+    const page = await get(front.url, `/api/blog?limit=2${shape}&count=exact`)
+    assert.equal(calls(PAGE_CALL), before + 1)
+    assert.equal(page.headers['x-total-count'], (await get(posts.url, `/api/posts?limit=2${shape}&count=exact`)).headers['x-total-count'])
+    assert.equal(page.headers['x-total-count'], String(((await get(posts.url, `/api/posts?${shape.slice(1)}`)).json() as unknown[]).length))
   })
 
   test('a cursor the list does not hold is answered upstream, as the post API pages', async () => {

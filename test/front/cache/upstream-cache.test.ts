@@ -98,7 +98,7 @@ test('a flood of distinct queries keeps at most 10,000 copies, whatever the memo
     inRotation: () => 1
   }
   const cache = cacheOver(client)
-  for (let i = 0; i < 10_500; i++) await cache.list({ limit: (i % 1000) + 1, tag: `tag-${Math.floor(i / 1000)}` }, `r${i}`)
+  for (let i = 0; i < 10_500; i++) await cache.list({ limit: (i % 1000) + 1, tag: [`tag-${Math.floor(i / 1000)}`] }, `r${i}`)
   assert.equal(calls, 10_500)
   assert.equal(cache.held().copies, 10_000)
 })
