@@ -1,12 +1,12 @@
-// The PostStore every dialect shares: Kysely builds the reads; a DialectSpec supplies what
+// The PostStore every dialect shares: Kysely builds the reads; a DialectSpec (dialect-spec.ts) supplies what
 // differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
-import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { ListFilter } from '../contract/list-filter.js'
 import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
 import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
-import { checkFilter, filterConditions, type DateCondition, type FilterColumns, type TagCondition } from './filter-conditions.js'
+import { checkFilter, filterConditions, type DateCondition, type FilterColumns } from './filter-conditions.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
   type ColumnInfo, type Dialect, type KeyedPost, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
@@ -14,57 +14,8 @@ import {
 import { upsertPosts } from './upsert-posts.js'
 import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
+import type { DialectSpec, Tables } from './dialect-spec.js'
 import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
-
-/** The only table we read; its other columns are whatever the operator's table has. */
-export interface Tables {
-  posts: { slug: string, [column: string]: unknown }
-}
-
-export interface DialectSpec {
-  readonly dialect: Dialect
-  /**
-   * Whether a driver error means the store is unavailable: unreachable, connection lost or
-   * refused, no connection in time, a statement time-out, the table or a column gone. Anything
-   * else (a defect of ours, an unexpected driver error) is not, and surfaces as a 500.
-   */
-  isUnavailable (err: Error): boolean
-  /**
-   * Whether an error of a read with a cursor means its `published_at` cannot be read as the
-   * column's type (a forged cursor: 400, not 500).
-   */
-  isInvalidKey (err: Error): boolean
-  /** Columns of `posts` in table order; empty when there is no such table. */
-  describeColumns (db: Kysely<Tables>): Promise<ColumnInfo[]>
-  /** `published_at` newest first, NULLs (unpublished) last, on every store. */
-  readonly newestFirst: RawBuilder<unknown>
-  /**
-   * The slug as the list orders and the cursor compares it: by bytes whatever the column's
-   * collation, and written as the (published_at, slug) index is, so that the index serves both.
-   */
-  slugKey (column: ColumnInfo): RawBuilder<unknown>
-  /** `published_at` exactly as stored, for a cursor: as text where the driver would round it. */
-  readonly publishedAtKey: RawBuilder<unknown>
-  /** The condition "the `tags` array holds the tag" (never NULL), or undefined when this column cannot hold one. */
-  tagCondition (column: ColumnInfo): TagCondition | undefined
-  /** The comparison of this column's instants with a bound, or undefined when its type holds none. */
-  dateCondition (column: ColumnInfo): DateCondition | undefined
-  /** Creates the default table, and the change tracking `readChangeToken` relies on where the store needs it. */
-  createDefaultTable (db: Kysely<Tables>): Promise<void>
-  /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
-  detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
-  /** See PostStore.poolStats. */
-  poolStats?: () => PoolStats | undefined
-  /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */
-  readChangeToken (): Promise<string | undefined>
-  /**
-   * Rows of `query` from a cursor, on a connection of its own (other reads go on meanwhile),
-   * without the statement time-out: a long list takes as long as its slowest client.
-   */
-  streamRows (query: CompiledQuery): AsyncIterable<Record<string, unknown>>
-  /** How this store's default table takes a timestamp parameter. */
-  timestampParameter (date: Date): unknown
-}
 
 /** The alias under which a page reads each row's exact `published_at` (removed before serving). */
 const SORT_KEY = 'blog_read_api_sort_key'

@@ -5,7 +5,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { createPublishingRule, unsupportedPublishedAt } from '../publishing/publishing-rule.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
 import { createSchedule } from '../publishing/schedule.js'
-import type { Tables } from './kysely-post-store.js'
+import type { Tables } from './dialect-spec.js'
 import { StoreSchemaError, type ColumnInfo, type Dialect } from './store.js'
 
 export interface PublishingReads {

@@ -3,7 +3,7 @@
 // nothing on a view.
 import { sql, type Kysely } from 'kysely'
 import type { Dialect, MigrateOutcome } from './store.js'
-import type { DialectSpec, Tables } from './kysely-post-store.js'
+import type { DialectSpec, Tables } from './dialect-spec.js'
 
 export type PostsObject = 'table' | 'view' | undefined
 

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Kysely, Transaction } from 'kysely'
 import { describeColumnShapes, type ColumnShape } from './column-shapes.js'
 import { ColumnValueError, columnParameter } from './column-values.js'
-import type { DialectSpec, Tables } from './kysely-post-store.js'
+import type { DialectSpec, Tables } from './dialect-spec.js'
 import type { RowNormaliser } from './normalise-row.js'
 import type { JsonValue, PostUpsert, PostValue, UpsertOutcome } from './store.js'
 

@@ -1,0 +1,55 @@
+// What differs between the stores, for the Kysely reads every dialect shares: introspection,
+// collation-proof ordering, tag and date conditions, DDL, timestamp binding, streaming.
+import type { CompiledQuery, Kysely, RawBuilder } from 'kysely'
+import type { DateCondition, TagCondition } from './filter-conditions.js'
+import type { ColumnInfo, Dialect, PoolStats } from './store.js'
+
+/** The only table we read; its other columns are whatever the operator's table has. */
+export interface Tables {
+  posts: { slug: string, [column: string]: unknown }
+}
+
+export interface DialectSpec {
+  readonly dialect: Dialect
+  /**
+   * Whether a driver error means the store is unavailable: unreachable, connection lost or
+   * refused, no connection in time, a statement time-out, the table or a column gone. Anything
+   * else (a defect of ours, an unexpected driver error) is not, and surfaces as a 500.
+   */
+  isUnavailable (err: Error): boolean
+  /**
+   * Whether an error of a read with a cursor means its `published_at` cannot be read as the
+   * column's type (a forged cursor: 400, not 500).
+   */
+  isInvalidKey (err: Error): boolean
+  /** Columns of `posts` in table order; empty when there is no such table. */
+  describeColumns (db: Kysely<Tables>): Promise<ColumnInfo[]>
+  /** `published_at` newest first, NULLs (unpublished) last, on every store. */
+  readonly newestFirst: RawBuilder<unknown>
+  /**
+   * The slug as the list orders and the cursor compares it: by bytes whatever the column's
+   * collation, and written as the (published_at, slug) index is, so that the index serves both.
+   */
+  slugKey (column: ColumnInfo): RawBuilder<unknown>
+  /** `published_at` exactly as stored, for a cursor: as text where the driver would round it. */
+  readonly publishedAtKey: RawBuilder<unknown>
+  /** The condition "the `tags` array holds the tag" (never NULL), or undefined when this column cannot hold one. */
+  tagCondition (column: ColumnInfo): TagCondition | undefined
+  /** The comparison of this column's instants with a bound, or undefined when its type holds none. */
+  dateCondition (column: ColumnInfo): DateCondition | undefined
+  /** Creates the default table, and the change tracking `readChangeToken` relies on where the store needs it. */
+  createDefaultTable (db: Kysely<Tables>): Promise<void>
+  /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
+  detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
+  /** See PostStore.poolStats. */
+  poolStats?: () => PoolStats | undefined
+  /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */
+  readChangeToken (): Promise<string | undefined>
+  /**
+   * Rows of `query` from a cursor, on a connection of its own (other reads go on meanwhile),
+   * without the statement time-out: a long list takes as long as its slowest client.
+   */
+  streamRows (query: CompiledQuery): AsyncIterable<Record<string, unknown>>
+  /** How this store's default table takes a timestamp parameter. */
+  timestampParameter (date: Date): unknown
+}
