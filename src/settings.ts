@@ -3,36 +3,14 @@
 // docs/configuration.md, which is generated from this table), its schema, and the commands that
 // read it. To add a setting: add an entry here, then read it in loadConfig (config.ts).
 import type { z } from 'zod'
+import { FRONT, POSTS, SERVING, STORE, type CommandName, type Setting } from './process/setting-shape.js'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
   regularExpression, secret, storeLocation, text, trueFalse
 } from './process/setting-values.js'
 
-/** The commands of the `blog-read-api` executable. */
-export const COMMAND_NAMES = ['serve', 'front', 'posts-api', 'migrate', 'seed', 'import', 'preview-url'] as const
-export type CommandName = typeof COMMAND_NAMES[number]
-
-export interface Setting {
-  /** How help shows the value: `--blog-port PORT`. */
-  readonly value: string
-  /** Taken when neither the environment nor a flag gives a value; undefined: the setting stays unset. */
-  readonly default: string | undefined
-  /** What leaving it unset means, when there is no default ("if unset, …"). */
-  readonly unset?: string
-  /** One line, for `--help`. */
-  readonly help: string
-  /** The documentation's text (Markdown), when it says more than `help`. */
-  readonly doc?: string
-  /** From the text given (or the default) to the value the process uses; its first issue is the one-line reason. */
-  readonly schema: z.ZodType
-  readonly readBy: readonly CommandName[]
-}
-
-const SERVING = ['serve', 'front', 'posts-api'] as const
-const FRONT = ['serve', 'front'] as const
-const POSTS = ['serve', 'posts-api'] as const
-const STORE = ['serve', 'posts-api', 'migrate', 'seed', 'import'] as const
+export { COMMAND_NAMES, type CommandName, type Setting } from './process/setting-shape.js'
 
 export const SETTINGS = {
   DATABASE_URL: {
