@@ -6,7 +6,7 @@ import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore } from './kysely-post-store.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { isNetworkFailure } from './driver-errors.js'
-import { BoundedPostgresDialect, timedQuery, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
+import { BoundedPostgresDialect, isReusableAfter, timedQuery, withStatementTimeout, type QueryBounds } from './postgres-dialect.js'
 import { bigintToJson } from './normalise-row.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
@@ -100,11 +100,22 @@ async function * cursorRows (client: pg.PoolClient, query: CompiledQuery): Async
 const CHANGE_TOKEN_STATEMENT_NAME = 'blog-read-api-change-token'
 
 async function readChangeToken (pool: pg.Pool, { statementTimeoutMs, queryTimeoutMs, sessionTimeout }: QueryBounds): Promise<string> {
-  // The pool closes a connection that failed a query, rather than reuse it.
   const query = sessionTimeout
     ? { ...timedQuery(CHANGE_TOKEN_QUERY, queryTimeoutMs), name: CHANGE_TOKEN_STATEMENT_NAME }
     : timedQuery(withStatementTimeout(statementTimeoutMs, CHANGE_TOKEN_QUERY), queryTimeoutMs)
-  return tokenOfResult(await pool.query(query))
+  // Checked out and released here rather than through pool.query(), whose release after a query
+  // that throws at once leaves its error listener armed: the connection's closing error then
+  // releases it a second time, and pg-pool throws that out of an event handler.
+  const client = await pool.connect()
+  let reusable = true
+  try {
+    return tokenOfResult(await client.query(query))
+  } catch (err) {
+    reusable = isReusableAfter(err)
+    throw err
+  } finally {
+    client.release(reusable ? undefined : new Error('closed in an unknown state'))
+  }
 }
 
 const postgresSpec = (pool: pg.Pool, bounds: QueryBounds): DialectSpec => ({
