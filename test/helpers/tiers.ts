@@ -57,12 +57,15 @@ export interface Tiers {
   close: () => Promise<void>
 }
 
-/** Starts the post API over `store` and a front calling it; closing them closes the store too. */
-export async function startTiers (store: PostStore): Promise<Tiers> {
-  const config = testConfig()
-  const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger }))
+/**
+ * Starts the post API over `store` and a front calling it; closing them closes the store too.
+ * `settings` go over the defaults of both; `now`, when given, is both tiers' clock.
+ */
+export async function startTiers (store: PostStore, { settings = {}, now }: { settings?: Record<string, string>, now?: () => number } = {}): Promise<Tiers> {
+  const config = testConfig(settings)
+  const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, ...(now === undefined ? {} : { now }) }))
   const posts = await listen(postsApp)
-  const front = await startFront(new URL(posts.url))
+  const front = await startFront(new URL(posts.url), { cacheControl: config.cacheControl, ...(now === undefined ? {} : { now }) })
   return {
     posts,
     front,

@@ -4,10 +4,7 @@
 import type { TestDatabase } from '../helpers/databases.js'
 import { openTestStore } from '../helpers/databases.js'
 import type { Dialect } from '../../src/store/store.js'
-import { buildPostsApp } from '../../src/posts-api/app.js'
-import { postsAppOptions } from '../../src/process/tier-options.js'
-import { testConfig } from '../helpers/config.js'
-import { listen, silentLogger, startFront, type RunningApp } from '../helpers/tiers.js'
+import { startTiers, type RunningApp } from '../helpers/tiers.js'
 import type { PostStore } from '../../src/store/store.js'
 
 export interface Row {
@@ -98,17 +95,6 @@ export async function startPublishingTiers (database: TestDatabase, { publishedO
 }): Promise<PublishingTiers> {
   const store = await openTestStore(database.location, { publishing: { publishedOnly, now: clock.now } })
   await store.checkSchema()
-  const config = testConfig({ CACHE_CONTROL: cacheControl, ...(previewSecret === undefined ? {} : { PREVIEW_SECRET: previewSecret }) })
-  const posts = await listen(buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, now: clock.now })))
-  const front = await startFront(new URL(posts.url), { cacheControl, now: clock.now })
-  return {
-    store,
-    posts,
-    front,
-    close: async () => {
-      await front.app.close()
-      await posts.app.close()
-      await store.close()
-    }
-  }
+  const settings = { CACHE_CONTROL: cacheControl, ...(previewSecret === undefined ? {} : { PREVIEW_SECRET: previewSecret }) }
+  return { store, ...await startTiers(store, { settings, now: clock.now }) }
 }
