@@ -6,7 +6,7 @@ import type { z } from 'zod'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
-  regularExpression, storeLocation, text
+  regularExpression, storeLocation, text, columnNames, siteUrl
 } from './process/setting-values.js'
 
 /** The commands of the `blog-read-api` executable. */
@@ -266,6 +266,39 @@ export const SETTINGS = {
     doc: 'Post API: store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
     schema: count(1, 1000),
     readBy: POSTS
+  },
+  MARKDOWN_COLUMNS: {
+    value: 'COLUMNS',
+    default: undefined,
+    unset: '`content` when the table has it',
+    help: 'post API: the Markdown columns, comma-separated, that formats=html,text renders and computed fields read (the first)',
+    doc: 'Post API: the Markdown columns, comma-separated. `formats=html,text` adds `C_html` and `C_text` for each of them; the computed fields (`reading_time`, `word_count`, `excerpt`) read the first. A name the table lacks is skipped. See [Rendered content](api.md#rendered-content).',
+    schema: columnNames.optional(),
+    readBy: POSTS
+  },
+  SITE_URL: {
+    value: 'URL',
+    default: undefined,
+    unset: 'the feeds and the sitemap answer 404',
+    help: 'front: the public site\'s URL (http or https), which feeds and the sitemap link to; unset, they answer 404',
+    doc: 'Front: the public site\'s absolute URL (http or https, no query or fragment). Feed and sitemap links are made from it, and relative links in feed content resolved against each post\'s URL. Unset, `/feed.xml`, `/feed.atom`, `/feed.json` and `/sitemap.xml` answer 404 naming it. See [Feeds and sitemap](api.md#feeds-and-sitemap).',
+    schema: siteUrl.optional(),
+    readBy: FRONT
+  },
+  POST_URL_TEMPLATE: {
+    value: 'TEMPLATE',
+    default: '{site}/blog/{slug}',
+    help: 'front: a post\'s public URL in feeds and the sitemap, from {site} (SITE_URL) and {slug}',
+    doc: 'Front: a post\'s public URL in feeds and the sitemap: `{site}` is `SITE_URL` without its trailing slash, `{slug}` the slug (percent-encoded). It must make an absolute http or https URL; checked at start-up when `SITE_URL` is set.',
+    schema: text,
+    readBy: FRONT
+  },
+  FEED_SIZE: {
+    value: 'N',
+    default: '20',
+    help: 'front: the newest posts each feed holds',
+    schema: count(1, 1000),
+    readBy: FRONT
   }
 } as const satisfies Record<string, Setting>
 

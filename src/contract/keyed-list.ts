@@ -1,4 +1,4 @@
-// The keyed list, which both tiers share: every post of one list shape (its `fields` and `tag`),
+// The keyed list, which both tiers share: every post of one list shape (its `fields`, `tag` and `formats`),
 // in list order, each on a line after the cursor that resumes after it: `<cursor> <post JSON>`.
 // The post API serves it at KEYED_LIST_PATH, labelled with its posts version. A front that
 // holds it answers any page of that shape from memory: the page after a cursor is the
@@ -10,11 +10,11 @@ import { canonicalSearch, type ListQuery } from './list-query.js'
 export const KEYED_LIST_PATH = '/api/posts/keyed'
 export const KEYED_LIST_CONTENT_TYPE = 'text/plain; charset=utf-8'
 
-/** What a keyed list depends on: its fields and tag (a page's limit and cursor are read from it). */
-export type ListShape = Pick<ListQuery, 'fields' | 'tag'>
+/** What a keyed list depends on: its fields, tag and formats (a page's limit and cursor are read from it). */
+export type ListShape = Pick<ListQuery, 'fields' | 'tag' | 'formats'>
 
-export function shapeOf ({ fields, tag }: ListQuery): ListShape {
-  return { ...(fields === undefined ? {} : { fields }), ...(tag === undefined ? {} : { tag }) }
+export function shapeOf ({ fields, tag, formats }: ListQuery): ListShape {
+  return { ...(fields === undefined ? {} : { fields }), ...(tag === undefined ? {} : { tag }), ...(formats === undefined ? {} : { formats }) }
 }
 
 /** The keyed list's path for `shape`, parameters in canonical order. */

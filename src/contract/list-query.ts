@@ -2,6 +2,7 @@
 // by both tiers: checked the same way at the front (before any upstream call) and at the post API,
 // written back in one canonical order (cache keys, upstream paths, Link headers), and the keyset
 // cursor that `after` carries.
+import { FORMATS_DETAIL, parseFormats, type Format } from './formats.js'
 import { ProblemError } from './problems.js'
 import { createSlugValidator, isLookupableSlug, isStorableText, SLUG_MAX_LENGTH } from './slug.js'
 
@@ -31,10 +32,12 @@ export interface ListQuery {
   readonly after?: SortKey
   /** Only posts whose `tags` array holds this. */
   readonly tag?: string
+  /** Representations added for each Markdown column (src/contract/formats.ts). */
+  readonly formats?: readonly Format[]
 }
 
 /** What the detail routes accept. */
-export type PostQuery = Pick<ListQuery, 'fields'>
+export type PostQuery = Pick<ListQuery, 'fields' | 'formats'>
 
 const NO_QUERY: ListQuery = Object.freeze({})
 
@@ -49,7 +52,8 @@ export const QUERY_DETAILS = {
   limit: `The limit parameter must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
   after: 'The after parameter must be the cursor of a next link, unchanged.',
   fields: `The fields parameter must list 1 to ${MAX_FIELDS} column names (letters, digits and underscores, not starting with a digit), separated by commas.`,
-  tag: `The tag parameter must be 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
+  tag: `The tag parameter must be 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`,
+  formats: FORMATS_DETAIL
 } as const
 
 export type QueryParameter = keyof typeof QUERY_DETAILS
@@ -70,27 +74,35 @@ export function parseListQuery (url: string): ListQuery {
     ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
     ...(after === undefined ? {} : { after: parseCursor(after) }),
     ...(fields === undefined ? {} : { fields: parseFields(fields) }),
-    ...(tag === undefined ? {} : { tag: parseTag(tag) })
+    ...(tag === undefined ? {} : { tag: parseTag(tag) }),
+    ...formatsOf(params)
   }
 }
 
-/** The parameters of a detail request: `fields` only. */
+/** The parameters of a detail request: `fields` and `formats`. */
 export function parsePostQuery (url: string): PostQuery {
   const params = searchParamsOf(url)
-  const fields = params === undefined ? undefined : single(params, 'fields')
-  return fields === undefined ? NO_QUERY : { fields: parseFields(fields) }
+  if (params === undefined) return NO_QUERY
+  const fields = single(params, 'fields')
+  return { ...(fields === undefined ? {} : { fields: parseFields(fields) }), ...formatsOf(params) }
+}
+
+function formatsOf (params: URLSearchParams): Pick<ListQuery, 'formats'> {
+  const formats = single(params, 'formats')
+  return formats === undefined ? {} : { formats: parseFormats(formats) }
 }
 
 /**
- * The query in canonical form, `?limit=…&after=…&fields=…&tag=…` or '' for none: equal queries
+ * The query in canonical form, `?limit=…&after=…&fields=…&tag=…&formats=…` or '' for none: equal queries
  * give equal strings (cache keys, coalescing), and no character in it needs percent-encoding.
  */
-export function canonicalSearch ({ limit, after, fields, tag }: ListQuery): string {
+export function canonicalSearch ({ limit, after, fields, tag, formats }: ListQuery): string {
   let search = ''
   if (limit !== undefined) search += `&limit=${limit}`
   if (after !== undefined) search += `&after=${encodeCursor(after)}`
   if (fields !== undefined) search += `&fields=${fields.join(',')}`
   if (tag !== undefined) search += `&tag=${tag}`
+  if (formats !== undefined) search += `&formats=${formats.join(',')}`
   return search === '' ? '' : `?${search.slice(1)}`
 }
 

@@ -19,6 +19,9 @@ import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
+import { withRenderedContent } from './rendered-store.js'
+import { createMarkdownRenderer, type MarkdownRenderer } from '../render/markdown-renderer.js'
+import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, DEFAULT_RENDER_CACHE_ENTRIES } from '../render/render-cache.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
@@ -35,12 +38,16 @@ export interface PostsAppOptions extends TierOperationsOptions {
   storeConcurrency?: number
   /** The timers of that wait (tests move them by hand). */
   timers?: Pick<Timers, 'setTimeout'>
+  /** The Markdown columns (MARKDOWN_COLUMNS); undefined: `content` when the table has it. */
+  markdownColumns?: readonly string[]
+  /** Markdown to HTML and text (tests count its calls); the project's renderer by default. */
+  renderer?: MarkdownRenderer
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, markdownColumns, renderer = createMarkdownRenderer() }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -53,7 +60,9 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
   })
-  const bodies = createPostBodies(store, undefined, measured?.body, storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers))
+  // One rendering per content for the life of the process (src/render/render-cache.ts).
+  const render = createRenderCache({ render: renderer, maxEntries: DEFAULT_RENDER_CACHE_ENTRIES, maxBytes: DEFAULT_RENDER_CACHE_BYTES })
+  const bodies = createPostBodies(withRenderedContent(store, { render, markdownColumns }), undefined, measured?.body, storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers))
   let consecutiveFailures = 0
 
   async function read<T> (query: () => Promise<T>): Promise<T> {

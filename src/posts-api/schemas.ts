@@ -89,11 +89,11 @@ export const POSTS_ROUTE_SCHEMAS = {
   keyed: {
     operationId: 'getKeyedList',
     summary: 'Every post of a list shape, each after its cursor',
-    description: 'The list of `fields` and `tag` (the other parameters are ignored), in list order, one line per post: its cursor (what ' +
+    description: 'The list of `fields`, `tag` and `formats` (the other parameters are ignored), in list order, one line per post: its cursor (what ' +
       '`after` takes to resume after it), a space, the post as the list serves it, a line feed. A front holds it to answer any page of ' +
       'that shape from memory, confirmed by the version it is labelled with. Streamed, never cached.',
     tags: ['posts'],
-    querystring: { type: 'object', properties: { fields: LIST_QUERY.properties.fields, tag: LIST_QUERY.properties.tag } },
+    querystring: { type: 'object', properties: { fields: LIST_QUERY.properties.fields, tag: LIST_QUERY.properties.tag, formats: LIST_QUERY.properties.formats } },
     headers: { type: 'object', properties: { 'X-Request-Id': headerSchemas.requestId } },
     response: {
       200: {

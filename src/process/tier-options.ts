@@ -20,6 +20,6 @@ export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, Fr
   return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, server, ...BODY_LIMITS, ...parts }
 }
 
-export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency'>): PostsAppOptions {
-  return { cacheControl: config.cacheControl, server: config.server, storeConcurrency: config.storeConcurrency, ...parts }
+export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'markdownColumns'>): PostsAppOptions {
+  return { cacheControl: config.cacheControl, server: config.server, storeConcurrency: config.storeConcurrency, markdownColumns: config.markdownColumns, ...parts }
 }

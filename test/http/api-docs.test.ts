@@ -91,8 +91,8 @@ describe('OpenAPI documents', () => {
       assert.equal(document.paths[item]?.get?.operationId, 'getPost')
       const parameters = (path: string): string[] => (document.paths[path]?.get?.parameters ?? []).map((p) => `${p.in} ${p.name}`).sort()
       const headers = ['header Accept-Encoding', 'header If-None-Match', 'header X-Request-Id']
-      assert.deepEqual(parameters(list), [...headers, 'query after', 'query fields', 'query limit', 'query tag'])
-      assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields'])
+      assert.deepEqual(parameters(list), [...headers, 'query after', 'query fields', 'query formats', 'query limit', 'query tag'])
+      assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields', 'query formats'])
     }
     assert.deepEqual(Object.keys(postsDocument.paths[VERSION_PATH] ?? {}), ['get'])
     assert.equal(postsDocument.paths[VERSION_PATH]?.get?.operationId, 'getPostsVersion')

@@ -174,8 +174,10 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
-                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`. */
+                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`, except the computed fields `reading_time` (minutes, words ÷ 275 rounded up, at least 1), `word_count` and `excerpt` (`summary` when not blank, else the first 200 characters of the text cut at a word), computed from the first Markdown column, which is not served unless named too. */
                 fields?: string;
+                /** @description Adds, for each Markdown column `C` served (`content` unless MARKDOWN_COLUMNS says), `C_html` (CommonMark and GitHub tables, strikethrough and autolinks; raw HTML escaped; only http, https, mailto and relative links; headings with ids) and/or `C_text` (plain text). Null when the column is null. */
+                formats?: string;
                 /** @description A page: at most this many posts (plain digits, 1 to 1000), with a `Link` to the next page when more follow. */
                 limit?: number;
                 /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). */
@@ -451,8 +453,10 @@ export interface operations {
     getPost: {
         parameters: {
             query?: {
-                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`. */
+                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`, except the computed fields `reading_time` (minutes, words ÷ 275 rounded up, at least 1), `word_count` and `excerpt` (`summary` when not blank, else the first 200 characters of the text cut at a word), computed from the first Markdown column, which is not served unless named too. */
                 fields?: string;
+                /** @description Adds, for each Markdown column `C` served (`content` unless MARKDOWN_COLUMNS says), `C_html` (CommonMark and GitHub tables, strikethrough and autolinks; raw HTML escaped; only http, https, mailto and relative links; headings with ids) and/or `C_text` (plain text). Null when the column is null. */
+                formats?: string;
             };
             header?: {
                 /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
