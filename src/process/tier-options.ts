@@ -13,11 +13,11 @@ export function upstreamClientOptions (config: Config): Pick<UpstreamClientOptio
 }
 
 /** What the front takes from the settings. */
-type FrontSettings = 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'server' | keyof typeof BODY_LIMITS
+type FrontSettings = 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'server' | keyof typeof BODY_LIMITS
 
 export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, FrontSettings>): FrontAppOptions {
-  const { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, server } = config
-  return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, server, ...BODY_LIMITS, ...parts }
+  const { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, server } = config
+  return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, server, ...BODY_LIMITS, ...parts }
 }
 
 export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'markdownColumns'>): PostsAppOptions {

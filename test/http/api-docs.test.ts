@@ -81,7 +81,7 @@ describe('OpenAPI documents', () => {
   })
 
   test('every route, GET only (HEAD is GET without its body), with its parameters and request headers', () => {
-    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', []], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH]]] as const) {
+    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', ['/feed.atom', '/feed.json', '/feed.xml', '/sitemap-{page}', '/sitemap.xml']], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH]]] as const) {
       // And the probes (src/ops/operational-schemas.ts; /metrics too where the tier has metrics).
       assert.deepEqual(Object.keys(document.paths).sort(), [list, item, ...others, '/healthz', '/readyz'].sort())
       assert.deepEqual([document.paths['/healthz']?.get?.operationId, document.paths['/readyz']?.get?.operationId], ['health', 'readiness'])
@@ -126,6 +126,9 @@ describe('OpenAPI documents', () => {
     expected.front = new Map([
       ['GET /api/blog', exactly(['invalid-query', 'no-posts', ...upstream])],
       ['GET /api/blog/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', ...upstream])],
+      ...['/feed.xml', '/feed.atom', '/feed.json'].map((path): [string, Set<ProblemKind>] => [`GET ${path}`, exactly(['not-found', 'invalid-query', ...upstream])]),
+      ['GET /sitemap.xml', exactly(['not-found', ...upstream])],
+      ['GET /sitemap-{page}', exactly(['not-found', ...upstream])],
       ...probes
     ])
     expected.posts = new Map([
