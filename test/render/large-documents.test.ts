@@ -1,5 +1,5 @@
 // A 1 MB post, typical or hostile, renders in bounded time: markdown-it and our rules are linear
-// (or close) in the input. Each hostile shape renders in a worker given LIMIT_MS: a hang detector,
+// (or close) in the input. Each hostile shape renders in a child process given LIMIT_MS: a hang detector,
 // far above the measured times (at most about 2 s of CPU for the worst shape here, unclosed
 // brackets, on a loaded 2-core machine), not a speed check: a quadratic rule takes many minutes on
 // these inputs (equal headings did, before their ids kept a counter per slug). The shapes are
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createMarkdownRenderer } from '../../src/render/markdown-renderer.js'
 import { checkRenderedHtml } from './rendered-html.js'
-import { renderWithin } from './render-in-worker.js'
+import { renderWithin } from './render-in-child.js'
 
 const render = createMarkdownRenderer()
 const MB = 1 << 20
@@ -37,7 +37,7 @@ const HOSTILE: Record<string, string> = {
   'block quotes nested 1 MB deep': fill('>')
 }
 
-// Two at a time: each renders in a worker of its own, one per core of a 2-core machine.
+// Two at a time: each renders in a process of its own, one per core of a 2-core machine.
 describe('hostile 1 MB posts', { concurrency: 2 }, () => {
   for (const [shape, source] of Object.entries(HOSTILE)) {
     test(`1 MB of ${shape}`, async () => {
