@@ -51,15 +51,19 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     return feeds.site
   }
 
-  /** The posts of `query` as the upstream answers them now, and that answer's ETag (what the document is made from). */
-  async function postsOf (request: FastifyRequest, query: ListQuery): Promise<{ rows: Array<Record<string, unknown>>, source: string }> {
+  /**
+   * The posts of `query` as the upstream answers them now: the answer's ETag (what a document is
+   * made from) and its rows, parsed only when asked (a kept document needs none).
+   */
+  async function postsOf (request: FastifyRequest, query: ListQuery): Promise<{ rows: () => Array<Record<string, unknown>>, source: string }> {
     const list = await cache.list(query, request.id, () => answerable(request))
     if (list.kind === 'stream') {
       const body = await collect(list.stream)
-      return { rows: JSON.parse(body.toString('utf8')) as Array<Record<string, unknown>>, source: list.etag ?? etagOf(body) }
+      return { rows: () => parseRows(body), source: list.etag ?? etagOf(body) }
     }
-    if (list.body.empty) return { rows: [], source: 'empty' }
-    return { rows: JSON.parse(list.body.representation.body.toString('utf8')) as Array<Record<string, unknown>>, source: list.body.representation.etag }
+    if (list.body.empty) return { rows: () => [], source: 'empty' }
+    const { body, etag } = list.body.representation
+    return { rows: () => parseRows(body), source: etag }
   }
 
   /** The document for `key`, made by `make` unless the list it was made from is unchanged. */
@@ -77,20 +81,20 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const site = siteOf()
     const path = request.routeOptions.url as (typeof FEED_PATHS)[number]
     const { tag } = parseListQuery(request.url)
-    const query: ListQuery = { limit: feeds.feedSize, formats: ['html', 'text'], ...(tag === undefined ? {} : { tag }) }
+    const query: ListQuery = { limit: feeds.feedSize, formats: ['html'], ...(tag === undefined ? {} : { tag }) }
     const { rows, source } = await postsOf(request, query)
     const { write, contentType } = WRITERS[path]
     const representation = documentFor(`${path}${canonicalSearch(query)}`, source, () => write({
       title: site.url.host,
       homeUrl: site.url.href,
       postUrl: site.postUrl,
-      posts: rows.map((row) => feedPostFromRow(row, markdownColumnOf(row)))
+      posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row)))
     }))!
     return await sendRepresentation(request, reply, representation, cacheControl, contentType)
   }
 
   /** Every post's slug and dates; a table without those date columns gives slugs alone. */
-  async function sitemapPosts (request: FastifyRequest): Promise<{ rows: Array<Record<string, unknown>>, source: string }> {
+  async function sitemapPosts (request: FastifyRequest): Promise<{ rows: () => Array<Record<string, unknown>>, source: string }> {
     try {
       return await postsOf(request, { fields: SITEMAP_FIELDS })
     } catch (err) {
@@ -107,7 +111,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const { rows, source } = await sitemapPosts(request)
     // At the site's root, beside /sitemap.xml: the site routes both to this front.
     const pageUrl = (n: number): string => new URL(`/sitemap-${n}.xml`, site.url).href
-    const representation = documentFor(`sitemap\n${page ?? 0}`, source, () => sitemapDocument(rows.map((row) => ({
+    const representation = documentFor(`sitemap\n${page ?? 0}`, source, () => sitemapDocument(rows().map((row) => ({
       slug: String(row.slug),
       publishedAt: parseTimestamp(row.published_at) ?? null,
       updatedAt: parseTimestamp(row.updated_at) ?? null
@@ -124,6 +128,10 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
 /** The column whose `_html` the row carries (MARKDOWN_COLUMNS is the post API's setting): the first such. */
 function markdownColumnOf (row: Readonly<Record<string, unknown>>): string | undefined {
   return Object.keys(row).find((name) => name.endsWith('_html') && name.slice(0, -5) in row)?.slice(0, -5)
+}
+
+function parseRows (body: Buffer): Array<Record<string, unknown>> {
+  return JSON.parse(body.toString('utf8')) as Array<Record<string, unknown>>
 }
 
 async function collect (stream: Readable): Promise<Buffer> {
