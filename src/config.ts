@@ -4,6 +4,7 @@
 // the setting.
 import { SETTING_NAMES, SETTINGS, type SettingName, type SettingValue } from './settings.js'
 import type { StoreLocation } from './process/setting-values.js'
+import { createPostUrl, type PostUrl } from './feeds/post-url.js'
 
 export type { StoreLocation } from './process/setting-values.js'
 export type { SettingName } from './settings.js'
@@ -26,6 +27,10 @@ export interface Config {
   readonly storeLimits: StoreLimits
   /** Store reads building answers at once, per post API process (src/posts-api/store-gate.ts). */
   readonly storeConcurrency: number
+  /** The Markdown columns (MARKDOWN_COLUMNS); undefined: `content` when the table has it. */
+  readonly markdownColumns: readonly string[] | undefined
+  /** Feeds and sitemap (SITE_URL, POST_URL_TEMPLATE, FEED_SIZE). */
+  readonly feeds: FeedSettings
   /** When the front takes an upstream out of rotation, and how it watches for its return. */
   readonly upstreamHealth: UpstreamHealthSettings
   /** Seconds a front copy may be served, flagged, when the upstream fails (0: never). */
@@ -100,6 +105,14 @@ export interface ServerOptions {
   loadShedDelayMs: number
 }
 
+export interface FeedSettings {
+  /** Undefined: SITE_URL unset, the feeds and sitemap answer 404. */
+  site: { url: URL, postUrl: PostUrl } | undefined
+  /** The template, as given. */
+  postUrlTemplate: string
+  feedSize: number
+}
+
 export class ConfigError extends Error {
   constructor (readonly setting: string, readonly reason: string) {
     super(`invalid ${setting}: ${reason}`)
@@ -148,6 +161,8 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
       preparedStatements: value.DB_PREPARED_STATEMENTS
     },
     storeConcurrency: value.STORE_CONCURRENCY,
+    markdownColumns: value.MARKDOWN_COLUMNS,
+    feeds: feedSettings(value.SITE_URL, value.POST_URL_TEMPLATE, value.FEED_SIZE),
     upstreamHealth: { ejectFailures: value.UPSTREAM_EJECT_FAILURES, probeIntervalMs: value.UPSTREAM_PROBE_INTERVAL_MS },
     staleIfErrorS: value.STALE_IF_ERROR_S,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
@@ -162,6 +177,15 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     metricsEnabled: value.METRICS,
     adminPort: value.ADMIN_PORT
   })
+}
+
+function feedSettings (url: URL | undefined, postUrlTemplate: string, feedSize: number): FeedSettings {
+  if (url === undefined) return { site: undefined, postUrlTemplate, feedSize }
+  try {
+    return { site: { url, postUrl: createPostUrl(url, postUrlTemplate) }, postUrlTemplate, feedSize }
+  } catch (err) {
+    throw new ConfigError('POST_URL_TEMPLATE', (err as Error).message)
+  }
 }
 
 /** A file path or `sqlite:` URL, `postgres(ql)://`, `mysql://` or `mariadb://`, as DATABASE_URL takes it. */

@@ -1,9 +1,11 @@
 // Every setting, once: its environment variable (the key), its flag (the key in kebab case), the
 // text its value takes, its default, its help (one line for `--help`; `doc` adds Markdown for
 // docs/configuration.md, which is generated from this table), its schema, and the commands that
-// read it. To add a setting: add an entry here, then read it in loadConfig (config.ts).
+// read it. To add a setting: add an entry here (or, for what the front makes of the posts, in
+// process/content-settings.ts, which this table takes in), then read it in loadConfig (config.ts).
 import type { z } from 'zod'
 import { FRONT, POSTS, SERVING, STORE, type CommandName, type Setting } from './process/setting-shape.js'
+import { CONTENT_SETTINGS } from './process/content-settings.js'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
@@ -262,7 +264,9 @@ export const SETTINGS = {
     doc: 'Post API on PostgreSQL or MySQL/MariaDB (SQLite reads run one at a time on the event loop, which `LOAD_SHED_DELAY_MS` bounds): store reads that build answers (no held answer serves them), at once per process. The next ones wait their turn, at most 4 × `STORE_CONCURRENCY` of them and each for at most 1 s, then are answered 503 `overloaded` with `Retry-After: 1`. Answers held already, and the change-token reads the fronts confirm their copies with, never wait. See "Bounded work" in [the API reference](api.md#bounded-work).',
     schema: count(1, 1000),
     readBy: POSTS
-  }
+  },
+  // What the front makes of the posts: rendered Markdown, feeds and the sitemap.
+  ...CONTENT_SETTINGS
 } as const satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS

@@ -99,7 +99,9 @@ describe('in a real browser', { skip }, () => {
       await tab.screenshot({ path: `${SCREENSHOTS}example-list.png`, fullPage: true })
       await tab.locator('#posts a', { hasText: 'Why two tiers' }).click()
       await tab.locator('#post h2', { hasText: 'Why two tiers' }).waitFor()
-      assert.match(await tab.locator('#post .content').textContent() ?? '', /## Two tiers/)
+      // The content as the API rendered it: headings with ids, no Markdown left.
+      await tab.locator('#post .content h2#two-tiers').waitFor()
+      assert.doesNotMatch(await tab.locator('#post .content').textContent() ?? '', /## Two tiers/)
       assert.equal(await tab.locator('#posts').isHidden(), true)
       await tab.screenshot({ path: `${SCREENSHOTS}example-post.png`, fullPage: true })
     })
@@ -107,5 +109,19 @@ describe('in a real browser', { skip }, () => {
     const apiCalls = urls.flatMap((url, i) => url.origin === front.origin ? [{ path: url.pathname, origin: origins[i] }] : [])
     // Cross-origin calls, so CORS is real: the browser sent its Origin and read the answers.
     assert.deepEqual(apiCalls, [{ path: '/api/blog', origin: page.origin }, { path: '/api/blog/two-tiers', origin: page.origin }])
+  })
+
+  test('the example page says a missing post is missing and links back to the list', async () => {
+    const front = new URL(tiers.front.url)
+    await visit(async (tab) => {
+      // The browser logs the 404 itself; that is the page working, not a failure.
+      await tab.goto(`${example.url}?api=${encodeURIComponent(front.origin)}#/posts/no-such-post`)
+      await tab.locator('#status[data-error]', { hasText: 'Post not found' }).waitFor()
+      assert.equal(await tab.locator('#post').isHidden(), true)
+      await tab.screenshot({ path: `${SCREENSHOTS}example-missing.png`, fullPage: true })
+      await tab.locator('#status a.back').click()
+      await tab.locator('#posts li').nth(2).waitFor()
+      problems.length = 0
+    })
   })
 })

@@ -1,6 +1,7 @@
 // The example page: lists the posts and opens one, with the typed client, from another origin
-// than the API's (so the browser applies CORS). No framework: the DOM, and text only (a post's
-// fields are never parsed as HTML).
+// than the API's (so the browser applies CORS). No framework: the DOM, and text only, except a
+// post's `content_html`, which the API renders from Markdown with raw HTML escaped and only
+// http, https, mailto and relative links kept, so it is safe to insert as it is.
 import { BlogApiProblem, createBlogClient } from './blog-client.js'
 
 /** The front API's base URL: `?api=…`, by default the one `npm start` runs. */
@@ -23,6 +24,14 @@ function fail (err) {
   status.textContent = err instanceof BlogApiProblem
     ? `${err.problem.title}: ${err.problem.detail}${err.retryAfter === undefined ? '' : ` (retry in ${err.retryAfter} s)`}`
     : `The blog is unreachable (${err.message}).`
+  // A missing post (or a malformed link) leads back to the list.
+  if (err instanceof BlogApiProblem && (err.kind === 'post-not-found' || err.kind === 'invalid-slug')) {
+    const back = document.createElement('a')
+    back.href = '#'
+    back.className = 'back'
+    back.textContent = '← All posts'
+    status.append(' ', back)
+  }
 }
 
 function dateOf (post) {
@@ -51,11 +60,13 @@ async function showList () {
 }
 
 async function showPost (slug) {
-  const post = await client.getPost(slug)
+  const post = await client.getPost(slug, { formats: ['html'] })
   article.querySelector('h2').textContent = typeof post.title === 'string' ? post.title : post.slug
   article.querySelector('.meta').textContent = [post.author, dateOf(post)].filter((part) => typeof part === 'string' && part !== '').join(' · ')
   article.querySelector('.summary').textContent = typeof post.summary === 'string' ? post.summary : ''
-  article.querySelector('.content').textContent = typeof post.content === 'string' ? post.content : JSON.stringify(post, null, 2)
+  const content = article.querySelector('.content')
+  if (typeof post.content_html === 'string') content.innerHTML = post.content_html
+  else content.textContent = typeof post.content === 'string' ? post.content : JSON.stringify(post, null, 2)
   show(article)
 }
 

@@ -1,10 +1,11 @@
 // The optional list parameters (`fields`, `limit`, `after`, the filters of list-filter.ts,
-// `count`), shared by both tiers: checked
+// `count`, `formats`), shared by both tiers: checked
 // the same way at the front (before any upstream call) and at the post API, written back in one
 // canonical order (cache keys, upstream paths, Link headers), and the keyset cursor that `after`
 // carries. A parameter that is not one of them, or one given twice, is refused: a typo must not
 // look like it worked.
 import { canonicalFilter, DATE_FILTERS, FILTER_DETAILS, parseInstant, parseTags, TAG_FILTERS, type ListFilter } from './list-filter.js'
+import { FORMATS_DETAIL, parseFormats, type Format } from './formats.js'
 import { ProblemError } from './problems.js'
 import { isLookupableSlug, isStorableText } from './slug.js'
 
@@ -37,10 +38,12 @@ export interface ListQuery extends ListFilter {
   readonly after?: SortKey
   /** `exact`: the answer says how many posts match the filter (X-Total-Count). */
   readonly count?: 'exact'
+  /** Representations added for each Markdown column (src/contract/formats.ts). */
+  readonly formats?: readonly Format[]
 }
 
 /** What the detail routes accept. */
-export type PostQuery = Pick<ListQuery, 'fields'>
+export type PostQuery = Pick<ListQuery, 'fields' | 'formats'>
 
 const NO_QUERY: ListQuery = Object.freeze({})
 
@@ -54,12 +57,13 @@ export const QUERY_DETAILS = {
   limit: `The limit parameter must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
   after: 'The after parameter must be the cursor of a next link, unchanged.',
   fields: `The fields parameter must list 1 to ${MAX_FIELDS} column names (letters, digits and underscores, not starting with a digit), separated by commas.`,
-  count: 'The count parameter must be exact.'
+  count: 'The count parameter must be exact.',
+  formats: FORMATS_DETAIL
 } as const
 
 /** Every parameter a list accepts, in canonical order. */
 export const LIST_PARAMETERS: readonly string[] = [
-  'limit', 'after', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'count'
+  'limit', 'after', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'formats', 'count'
 ]
 
 export function invalidQuery (detail: string): ProblemError {
@@ -78,7 +82,8 @@ export function parseListQuery (url: string): ListQuery {
   const query: Record<string, unknown> = {
     ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
     ...(after === undefined ? {} : { after: parseCursor(after) }),
-    ...(fields === undefined ? {} : { fields: parseFields(fields) })
+    ...(fields === undefined ? {} : { fields: parseFields(fields) }),
+    ...formatsOf(params)
   }
   for (const [key, name] of TAG_FILTERS) {
     const text = single(params, name)
@@ -97,24 +102,31 @@ function failWith (detail: string): never {
   throw invalidQuery(detail)
 }
 
-/** The parameters of a detail request: `fields` only. */
+/** The parameters of a detail request: `fields` and `formats`. */
 export function parsePostQuery (url: string): PostQuery {
   const params = searchParamsOf(url)
-  const fields = params === undefined ? undefined : single(params, 'fields')
-  return fields === undefined ? NO_QUERY : { fields: parseFields(fields) }
+  if (params === undefined) return NO_QUERY
+  const fields = single(params, 'fields')
+  return { ...(fields === undefined ? {} : { fields: parseFields(fields) }), ...formatsOf(params) }
+}
+
+function formatsOf (params: URLSearchParams): Pick<ListQuery, 'formats'> {
+  const formats = single(params, 'formats')
+  return formats === undefined ? {} : { formats: parseFormats(formats) }
 }
 
 /**
- * The query in canonical form, `?limit=…&after=…&fields=…&tag=…&…&count=exact` or '' for none:
- * equal queries give equal strings (cache keys, coalescing), tags percent-encoded.
+ * The query in canonical form, `?limit=…&after=…&fields=…&tag=…&…&formats=…&count=exact` or '' for
+ * none: equal queries give equal strings (cache keys, coalescing), tags percent-encoded.
  */
 export function canonicalSearch (query: ListQuery): string {
-  const { limit, after, fields, count } = query
+  const { limit, after, fields, count, formats } = query
   let search = ''
   if (limit !== undefined) search += `&limit=${limit}`
   if (after !== undefined) search += `&after=${encodeCursor(after)}`
   if (fields !== undefined) search += `&fields=${fields.join(',')}`
   search += canonicalFilter(query)
+  if (formats !== undefined) search += `&formats=${formats.join(',')}`
   if (count !== undefined) search += `&count=${count}`
   return search === '' ? '' : `?${search.slice(1)}`
 }

@@ -17,6 +17,7 @@ import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { relayJsonArray } from './relay-stream.js'
+import { FEED_PATHS, registerFeedRoutes, SITEMAP_PAGE_PATH, SITEMAP_PATH } from './feed-routes.js'
 import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
 import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstream-cache.js'
 import { capMaxAge } from '../contract/posts-schedule.js'
@@ -26,7 +27,7 @@ import { relayPreview } from './preview-relay.js'
 import type { UpstreamClient } from './upstream/client.js'
 
 /** The settings the front reads, as the settings table gives them. */
-export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins'>
+export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds'>
 
 export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperationsOptions {
   upstream: UpstreamClient
@@ -36,6 +37,8 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperatio
   apiDocs?: boolean
   /** The clock that caps `Cache-Control` at the next scheduled instant (injected in tests). */
   now?: () => number
+  /** URLs per sitemap page at most (tests ask for fewer than the protocol's 50,000). */
+  sitemapPageSize?: number
 }
 
 /** Why a list is empty: the filter that matched nothing, or no posts at all. */
@@ -49,14 +52,14 @@ const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and d
 
 export function buildFrontApp ({
   upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
-  metrics, metricsRoute = true, ready, now = Date.now
+  metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
   const operations = { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined }
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/blog', '/api/blog/:slug', FRONT_TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/blog', '/api/blog/:slug', FRONT_TAGS_PATH, ...FEED_PATHS, SITEMAP_PATH, SITEMAP_PAGE_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins,
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('front')
@@ -129,6 +132,7 @@ export function buildFrontApp ({
     api.get('/api/blog', { schema: schemas.list }, listPosts)
     api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
     api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
+    registerFeedRoutes(api, { cache, feeds, cacheControl, sitemapPageSize })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

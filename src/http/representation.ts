@@ -9,7 +9,7 @@ import Negotiator from 'negotiator'
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
 /** Below this, compression costs more than it saves. */
-const MIN_COMPRESSED_BYTES = 1024
+export const MIN_COMPRESSED_BYTES = 1024
 
 type Encoding = 'br' | 'gzip'
 const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' }
@@ -118,13 +118,15 @@ export async function sendConditional (
 }
 
 /** Sends a representation: 304 when the client's copy is current, else the best encoding. */
-export async function sendRepresentation (request: FastifyRequest, reply: FastifyReply, representation: Representation, cacheControl: string): Promise<FastifyReply> {
+export async function sendRepresentation (
+  request: FastifyRequest, reply: FastifyReply, representation: Representation, cacheControl: string, contentType = JSON_CONTENT_TYPE
+): Promise<FastifyReply> {
   // Added to what is there already (Origin, when CORS names its origins).
   const vary = reply.getHeader('vary')
   reply.header('vary', vary === undefined ? 'Accept-Encoding' : `${String(vary)}, Accept-Encoding`)
   return await sendConditional(request, reply, { etag: representation.etag, cacheControl }, async () => {
     const encoding = representation.body.length >= MIN_COMPRESSED_BYTES ? chooseEncoding(request.headers['accept-encoding']) : undefined
-    reply.header('content-type', JSON_CONTENT_TYPE)
+    reply.header('content-type', contentType)
     if (encoding === undefined) return reply.send(representation.body)
     const body = await representation.encoded(encoding)
     return reply

@@ -23,6 +23,9 @@ import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
 import { createPostBodies } from './post-bodies.js'
 import { createPreviewReader } from './preview-route.js'
+import { withRenderedContent } from './rendered-store.js'
+import { createMarkdownRenderer, type MarkdownRenderer } from '../render/markdown-renderer.js'
+import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, DEFAULT_RENDER_CACHE_ENTRIES } from '../render/render-cache.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
@@ -43,12 +46,16 @@ export interface PostsAppOptions extends TierOperationsOptions {
   previewSecret?: string
   /** The clock that caps `Cache-Control` at the next scheduled instant (injected in tests; the store's clock decides what is published). */
   now?: () => number
+  /** The Markdown columns (MARKDOWN_COLUMNS); undefined: `content` when the table has it. */
+  markdownColumns?: readonly string[]
+  /** Markdown to HTML and text (tests count its calls); the project's renderer by default. */
+  renderer?: MarkdownRenderer
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer() }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -62,7 +69,9 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     requestMetrics: metrics?.requests('posts-api')
   })
   const gate = storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers)
-  const bodies = createPostBodies(store, undefined, measured?.body, gate)
+  // One rendering per content for the life of the process (src/render/render-cache.ts).
+  const render = createRenderCache({ render: renderer, maxEntries: DEFAULT_RENDER_CACHE_ENTRIES, maxBytes: DEFAULT_RENDER_CACHE_BYTES })
+  const bodies = createPostBodies(withRenderedContent(store, { render, markdownColumns }), undefined, measured?.body, gate)
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0

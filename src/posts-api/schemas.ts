@@ -100,7 +100,7 @@ export const POSTS_ROUTE_SCHEMAS = {
   keyed: {
     operationId: 'getKeyedList',
     summary: 'Every post of a list shape, each after its cursor',
-    description: 'The list of `fields` and the filters (`limit`, `after` and `count` are ignored), in list order, one line per post: its cursor (what ' +
+    description: 'The list of `fields`, the filters and `formats` (`limit`, `after` and `count` are ignored), in list order, one line per post: its cursor (what ' +
       '`after` takes to resume after it), a space, the post as the list serves it, a line feed. A front holds it to answer any page of ' +
       'that shape from memory, confirmed by the version it is labelled with. Streamed, never cached.',
     tags: ['posts'],

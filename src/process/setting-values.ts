@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { DEFAULT_SLUG_PATTERN } from '../contract/slug.js'
+import { parseSiteUrl } from '../feeds/post-url.js'
 
 export type StoreLocation =
   | { dialect: 'sqlite', filename: string }
@@ -138,3 +139,20 @@ function baseUrl (value: string): URL {
   if (url.username !== '' || url.password !== '') refuse('credentials in the URL are not supported')
   return url
 }
+
+/** Column names, comma-separated (letters, digits and underscores, not starting with a digit). */
+export const columnNames = parsedText((value): string[] => {
+  const names = value.split(',').map((name) => name.trim())
+  const bad = names.find((name) => !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name))
+  if (bad !== undefined) refuse(`"${bad}" is not a column name`)
+  return names
+})
+
+/** The public site's absolute http(s) URL, without query or fragment. */
+export const siteUrl = parsedText((value): URL => {
+  try {
+    return parseSiteUrl(value)
+  } catch (err) {
+    return refuse((err as Error).message)
+  }
+})

@@ -68,6 +68,16 @@ describe('the typed client against a running front', () => {
     }
   })
 
+  test('formats asks for rendered content on lists, pages and one post', async () => {
+    const client = createBlogClient({ baseUrl: tiers.front.url })
+    const post = await client.getPost('two-tiers', { formats: ['html', 'text'] })
+    assert.match(String(post.content_html), /^<h2 id="two-tiers">Two tiers<\/h2>/)
+    assert.match(String(post.content_text), /^Two tiers\n/)
+    assert.ok((await client.listPosts({ formats: ['text'] })).every((each) => typeof each.content_text === 'string' && !('content_html' in each)))
+    const page = await client.listPage({ limit: 1, fields: ['content'], formats: ['html'] })
+    assert.deepEqual(Object.keys(page.posts[0] ?? {}), ['slug', 'content', 'content_html'])
+  })
+
   test('createBlogClient<SamplePost>: posts of that type, trimmed by fields to Pick<SamplePost, slug | F>', async () => {
     interface SamplePost { slug: string, title: string, author: string, tags: string[], published_at: string }
     const client = createBlogClient<SamplePost>({ baseUrl: tiers.front.url })

@@ -81,7 +81,7 @@ describe('OpenAPI documents', () => {
   })
 
   test('every route, GET only (HEAD is GET without its body), with its parameters and request headers', () => {
-    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', ['/api/tags']], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH, '/api/posts/tags']]] as const) {
+    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', ['/api/tags', '/feed.atom', '/feed.json', '/feed.xml', '/sitemap-{page}', '/sitemap.xml']], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH, '/api/posts/tags']]] as const) {
       // And the probes (src/ops/operational-schemas.ts; /metrics too where the tier has metrics).
       assert.deepEqual(Object.keys(document.paths).sort(), [list, item, ...others, '/healthz', '/readyz'].sort())
       assert.deepEqual([document.paths['/healthz']?.get?.operationId, document.paths['/readyz']?.get?.operationId], ['health', 'readiness'])
@@ -91,8 +91,8 @@ describe('OpenAPI documents', () => {
       assert.equal(document.paths[item]?.get?.operationId, 'getPost')
       const parameters = (path: string): string[] => (document.paths[path]?.get?.parameters ?? []).map((p) => `${p.in} ${p.name}`).sort()
       const headers = ['header Accept-Encoding', 'header If-None-Match', 'header X-Request-Id']
-      assert.deepEqual(parameters(list), [...headers, ...['after', 'count', 'fields', 'limit', 'published_after', 'published_before', 'tag', 'tag_all', 'tag_not', 'updated_after'].map((name) => `query ${name}`)])
-      assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields', 'query preview'])
+      assert.deepEqual(parameters(list), [...headers, ...['after', 'count', 'fields', 'formats', 'limit', 'published_after', 'published_before', 'tag', 'tag_all', 'tag_not', 'updated_after'].map((name) => `query ${name}`)])
+      assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields', 'query formats', 'query preview'])
     }
     assert.deepEqual(Object.keys(postsDocument.paths[VERSION_PATH] ?? {}), ['get'])
     assert.equal(postsDocument.paths[VERSION_PATH]?.get?.operationId, 'getPostsVersion')
@@ -127,6 +127,9 @@ describe('OpenAPI documents', () => {
       ['GET /api/blog', exactly(['invalid-query', 'no-posts', ...upstream])],
       ['GET /api/blog/{slug}', exactly(['invalid-slug', 'invalid-query', 'post-not-found', ...upstream])],
       ['GET /api/tags', exactly([...upstream])],
+      ...['/feed.xml', '/feed.atom', '/feed.json'].map((path): [string, Set<ProblemKind>] => [`GET ${path}`, exactly(['not-found', 'invalid-query', ...upstream])]),
+      ['GET /sitemap.xml', exactly(['not-found', ...upstream])],
+      ['GET /sitemap-{page}', exactly(['not-found', ...upstream])],
       ...probes
     ])
     expected.posts = new Map([

@@ -146,7 +146,11 @@ describe('the settings table', () => {
     DB_CONNECT_TIMEOUT_MS: '1234',
     DB_PREPARED_STATEMENTS: 'on',
     DB_STATEMENT_TIMEOUT_MS: '1234',
-    STORE_CONCURRENCY: '7'
+    STORE_CONCURRENCY: '7',
+    MARKDOWN_COLUMNS: 'body,notes',
+    SITE_URL: 'https://blog.example',
+    POST_URL_TEMPLATE: '{site}/posts/{slug}/',
+    FEED_SIZE: '7'
   }
 
   test('every setting reaches the Config: as an environment variable, and as a flag that wins over it', () => {

@@ -80,6 +80,8 @@ export interface ListOptions<P extends PostShape = Post, F extends FieldName<P> 
   fields?: readonly F[]
   /** Only the posts whose `tags` hold this one. */
   tag?: ListQuery['tag']
+  /** Adds `C_html` and/or `C_text` for each Markdown column `C` served (`content_html`, `content_text`). */
+  formats?: ReadonlyArray<'html' | 'text'>
 }
 
 export interface PageOptions<P extends PostShape = Post, F extends FieldName<P> = FieldName<P>> extends ListOptions<P, F> {
@@ -89,8 +91,8 @@ export interface PageOptions<P extends PostShape = Post, F extends FieldName<P> 
   after?: ListQuery['after'] | undefined
 }
 
-/** One post's options: `fields` as for a list. */
-export type PostOptions<P extends PostShape = Post, F extends FieldName<P> = FieldName<P>> = RequestOptions & Pick<ListOptions<P, F>, 'fields'>
+/** One post's options: `fields` and `formats` as for a list. */
+export type PostOptions<P extends PostShape = Post, F extends FieldName<P> = FieldName<P>> = RequestOptions & Pick<ListOptions<P, F>, 'fields' | 'formats'>
 
 export interface Page<T = Post> {
   /** At most `limit` posts, newest first; `[]` past the end. */
@@ -130,9 +132,9 @@ export function createBlogClient<P extends PostShape = Post> ({ baseUrl, fetch: 
   }
 
   /** The list's answer; the front's 404 `no-posts` is an empty list. */
-  async function list<T> ({ fields, tag, ...options }: ListOptions<P>, page: Pick<ListQuery, 'limit' | 'after'> = {}): Promise<{ body: T[], headers: Headers | undefined }> {
+  async function list<T> ({ fields, tag, formats, ...options }: ListOptions<P>, page: Pick<ListQuery, 'limit' | 'after'> = {}): Promise<{ body: T[], headers: Headers | undefined }> {
     try {
-      return await get<T[]>('api/blog', { ...page, fields: fields?.join(','), tag }, options)
+      return await get<T[]>('api/blog', { ...page, fields: fields?.join(','), tag, formats: formats?.join(',') }, options)
     } catch (err) {
       if (err instanceof BlogApiProblem && err.kind === 'no-posts') return { body: [], headers: undefined }
       throw err
@@ -148,9 +150,9 @@ export function createBlogClient<P extends PostShape = Post> ({ baseUrl, fetch: 
     return { posts: body, after: nextCursor(headers?.get('link') ?? null) }
   }
 
-  async function getPost<F extends FieldName<P> = never> (slug: string, { fields, ...options }: PostOptions<P, F> = {}): Promise<Selected<P, F>> {
+  async function getPost<F extends FieldName<P> = never> (slug: string, { fields, formats, ...options }: PostOptions<P, F> = {}): Promise<Selected<P, F>> {
     // Encoded, so that no slug can reach another path; the front checks it.
-    return (await get<Selected<P, F>>(`api/blog/${encodeURIComponent(slug)}`, { fields: fields?.join(',') }, options)).body
+    return (await get<Selected<P, F>>(`api/blog/${encodeURIComponent(slug)}`, { fields: fields?.join(','), formats: formats?.join(',') }, options)).body
   }
 
   return { listPosts, listPage, getPost }

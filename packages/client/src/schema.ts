@@ -63,6 +63,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/feed.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * RSS 2.0 feed
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). Each item's HTML is in `content:encoded`. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         */
+        get: operations["getRssFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom 1.0 feed
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         */
+        get: operations["getAtomFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feed.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JSON Feed 1.1
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         */
+        get: operations["getJsonFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sitemap
+         * @description Every post's URL with its `lastmod`; beyond 50,000 posts, a sitemap index of the pages `/sitemap-N.xml` at the site's root. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         */
+        get: operations["getSitemap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sitemap-{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the sitemap
+         * @description Page N (from 1) of a sitemap index, as `/sitemap-N.xml`; a page past the last is a 404. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         */
+        get: operations["getSitemapPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -194,8 +294,10 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
-                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`. */
+                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`, except the computed fields `reading_time` (minutes, words ÷ 275 rounded up, at least 1), `word_count` and `excerpt` (`summary` when not blank, else the first 200 characters of the text cut at a word), computed from the first Markdown column, which is not served unless named too. */
                 fields?: string;
+                /** @description Adds, for each Markdown column `C` served (`content` unless MARKDOWN_COLUMNS says), `C_html` (CommonMark and GitHub tables, strikethrough and autolinks; raw HTML escaped; only http, https, mailto and relative links; headings with ids) and/or `C_text` (plain text). Null when the column is null. */
+                formats?: string;
                 /** @description A page: at most this many posts (plain digits, 1 to 1000), with a `Link` to the next page when more follow. */
                 limit?: number;
                 /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). */
@@ -487,7 +589,7 @@ export interface operations {
     getPost: {
         parameters: {
             query?: {
-                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`. */
+                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`, except the computed fields `reading_time` (minutes, words ÷ 275 rounded up, at least 1), `word_count` and `excerpt` (`summary` when not blank, else the first 200 characters of the text cut at a word), computed from the first Markdown column, which is not served unless named too. */
                 fields?: string;
                 /** @description A preview token (`blog-read-api preview-url SLUG`): the post is served whether published or not, with `Cache-Control: private, no-store`, never from or into a cache. A token that is forged, expired or for another slug gets the same 404 as a missing post; without `PREVIEW_SECRET` on the post API, a 400 `invalid-query`. */
                 preview?: string;
@@ -826,6 +928,1308 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:bad-request";
                         /** @constant */
                         status?: 400;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Upstream unreachable; Bad upstream response */
+            502: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response";
+                        /** @constant */
+                        status?: 502;
+                    };
+                };
+            };
+            /** @description Upstream unavailable; Service overloaded; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description Upstream timed out */
+            504: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-timeout";
+                        /** @constant */
+                        status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    getRssFeed: {
+        parameters: {
+            query?: {
+                /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold any of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
+                tag?: string;
+            };
+            header?: {
+                /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
+                "If-None-Match"?: string;
+                /** @description `br` or `gzip` compress a body of 1 KiB or more, by your q-values (`br` on a tie). */
+                "Accept-Encoding"?: string;
+                /** @description Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    /** @description Set when the body is compressed. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/rss+xml": string;
+                };
+            };
+            /** @description Not Modified: a copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query; Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:not-found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Upstream unreachable; Bad upstream response */
+            502: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response";
+                        /** @constant */
+                        status?: 502;
+                    };
+                };
+            };
+            /** @description Upstream unavailable; Service overloaded; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description Upstream timed out */
+            504: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-timeout";
+                        /** @constant */
+                        status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    getAtomFeed: {
+        parameters: {
+            query?: {
+                /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold any of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
+                tag?: string;
+            };
+            header?: {
+                /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
+                "If-None-Match"?: string;
+                /** @description `br` or `gzip` compress a body of 1 KiB or more, by your q-values (`br` on a tie). */
+                "Accept-Encoding"?: string;
+                /** @description Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    /** @description Set when the body is compressed. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description Not Modified: a copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query; Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:not-found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Upstream unreachable; Bad upstream response */
+            502: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response";
+                        /** @constant */
+                        status?: 502;
+                    };
+                };
+            };
+            /** @description Upstream unavailable; Service overloaded; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description Upstream timed out */
+            504: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-timeout";
+                        /** @constant */
+                        status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    getJsonFeed: {
+        parameters: {
+            query?: {
+                /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold any of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
+                tag?: string;
+            };
+            header?: {
+                /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
+                "If-None-Match"?: string;
+                /** @description `br` or `gzip` compress a body of 1 KiB or more, by your q-values (`br` on a tie). */
+                "Accept-Encoding"?: string;
+                /** @description Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    /** @description Set when the body is compressed. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/feed+json": string;
+                };
+            };
+            /** @description Not Modified: a copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query; Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:not-found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Upstream unreachable; Bad upstream response */
+            502: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response";
+                        /** @constant */
+                        status?: 502;
+                    };
+                };
+            };
+            /** @description Upstream unavailable; Service overloaded; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description Upstream timed out */
+            504: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-timeout";
+                        /** @constant */
+                        status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    getSitemap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
+                "If-None-Match"?: string;
+                /** @description `br` or `gzip` compress a body of 1 KiB or more, by your q-values (`br` on a tie). */
+                "Accept-Encoding"?: string;
+                /** @description Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    /** @description Set when the body is compressed. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not Modified: a copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:not-found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Upstream unreachable; Bad upstream response */
+            502: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response";
+                        /** @constant */
+                        status?: 502;
+                    };
+                };
+            };
+            /** @description Upstream unavailable; Service overloaded; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description Upstream timed out */
+            504: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-timeout";
+                        /** @constant */
+                        status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    getSitemapPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of the copies you hold: the answer is 304 when one is current (weak comparison; any encoding variant matches). */
+                "If-None-Match"?: string;
+                /** @description `br` or `gzip` compress a body of 1 KiB or more, by your q-values (`br` on a tie). */
+                "Accept-Encoding"?: string;
+                /** @description Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID. */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description The page number and `.xml`: `1.xml`. */
+                page: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    /** @description Set when the body is compressed. */
+                    "Content-Encoding"?: "br" | "gzip";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Not Modified: a copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `CACHE_CONTROL` (default `no-cache`: keep a copy, revalidate it with its ETag). */
+                    "Cache-Control": string;
+                    /** @description Strong ETag of this body; a compressed variant adds `-br` or `-gz` inside the quotes. */
+                    ETag: string;
+                    /** @description Names `accept-encoding`: the body depends on it. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:not-found";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };

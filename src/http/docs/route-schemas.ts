@@ -100,7 +100,18 @@ const FIELDS = {
   type: 'string',
   pattern: `^${FIELD}(?:,${FIELD}){0,${MAX_FIELDS - 1}}$`,
   description: `Only these columns of each post (1 to ${MAX_FIELDS} names, comma-separated), in the table's order; \`slug\` always. ` +
-    'A name that is not a column of `posts` is a 400 `invalid-query`.'
+    'A name that is not a column of `posts` is a 400 `invalid-query`, except the computed fields `reading_time` (minutes, words ÷ 275 rounded up, ' +
+    'at least 1), `word_count` and `excerpt` (`summary` when not blank, else the first 200 characters of the text cut at a word), computed from ' +
+    'the first Markdown column, which is not served unless named too.'
+} as const
+
+/** `formats`, on the list and detail routes: the representations of each Markdown column. */
+const FORMATS = {
+  type: 'string',
+  pattern: '^(?:html|text)(?:,(?:html|text))*$',
+  description: 'Adds, for each Markdown column `C` served (`content` unless MARKDOWN_COLUMNS says), `C_html` (CommonMark and GitHub tables, ' +
+    'strikethrough and autolinks; raw HTML escaped; only http, https, mailto and relative links; headings with ids) and/or `C_text` (plain text). ' +
+    'Null when the column is null.'
 } as const
 
 /** A tag set: `tag`, `tag_all`, `tag_not`. */
@@ -135,6 +146,7 @@ export const LIST_QUERY = {
   additionalProperties: false,
   properties: {
     fields: FIELDS,
+    formats: FORMATS,
     limit: {
       type: 'integer',
       minimum: 1,
@@ -182,8 +194,8 @@ export function slugParams (pattern: string, description: string): Record<string
   }
 }
 
-/** The detail routes' only list parameter. */
-export const POST_QUERY = { type: 'object', properties: { fields: FIELDS } } as const
+/** The detail routes' list parameters. */
+export const POST_QUERY = { type: 'object', properties: { fields: FIELDS, formats: FORMATS } } as const
 
 /** The detail routes' query: `fields`, and a preview token. */
 export const PREVIEW_POST_QUERY = {
