@@ -591,6 +591,8 @@ export interface operations {
             query?: {
                 /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`, except the computed fields `reading_time` (minutes, words ÷ 275 rounded up, at least 1), `word_count` and `excerpt` (`summary` when not blank, else the first 200 characters of the text cut at a word), computed from the first Markdown column, which is not served unless named too. */
                 fields?: string;
+                /** @description Adds, for each Markdown column `C` served (`content` unless MARKDOWN_COLUMNS says), `C_html` (CommonMark and GitHub tables, strikethrough and autolinks; raw HTML escaped; only http, https, mailto and relative links; headings with ids) and/or `C_text` (plain text). Null when the column is null. */
+                formats?: string;
                 /** @description A preview token (`blog-read-api preview-url SLUG`): the post is served whether published or not, with `Cache-Control: private, no-store`, never from or into a cache. A token that is forged, expired or for another slug gets the same 404 as a missing post; without `PREVIEW_SECRET` on the post API, a 400 `invalid-query`. */
                 preview?: string;
             };

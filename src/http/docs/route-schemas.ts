@@ -194,14 +194,12 @@ export function slugParams (pattern: string, description: string): Record<string
   }
 }
 
-/** The detail routes' list parameters. */
-export const POST_QUERY = { type: 'object', properties: { fields: FIELDS, formats: FORMATS } } as const
-
-/** The detail routes' query: `fields`, and a preview token. */
+/** The detail routes' query: `fields`, `formats`, and a preview token. */
 export const PREVIEW_POST_QUERY = {
   type: 'object',
   properties: {
     fields: FIELDS,
+    formats: FORMATS,
     preview: {
       type: 'string',
       description: 'A preview token (`blog-read-api preview-url SLUG`): the post is served whether published or not, ' +
