@@ -12,6 +12,7 @@ import { SETTINGS } from '../../src/settings.js'
 import { CLI } from '../helpers/cli.js'
 import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { startLoad, tally } from '../helpers/load.js'
+import { alive } from '../helpers/server-processes.js'
 import { pollUntil } from '../helpers/poll.js'
 
 type LogLine = Record<string, unknown> & { msg?: string, worker?: number, pid?: number }
@@ -83,16 +84,6 @@ async function startFleet (settings: Record<string, string> = {}): Promise<Fleet
   assert.ok(front !== undefined, output())
   const workerPids = (): Set<number> => new Set(lines.filter((l) => /listening at/.test(l.msg ?? '') && l.worker !== undefined).map((l) => l.pid ?? 0))
   return { child, lines, stderr, front, workerPids, exited }
-}
-
-/** Whether a process with this pid still exists (signal 0 only checks). */
-function alive (pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
 }
 
 /** A GET on a fresh connection (cluster hands out connections, not requests); resolves to its status. */

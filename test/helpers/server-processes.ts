@@ -13,6 +13,16 @@ export function missing (what: string): string | false {
   return what
 }
 
+/** Whether a process with this pid still exists (signal 0 only checks). */
+export function alive (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
 /** The first of `candidates` that exists and is executable. */
 export function findExecutable (candidates: string[]): string | undefined {
   return candidates.find((path) => {

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { after, beforeEach, test } from 'node:test'
 import { ROOT } from '../../scripts/dist-freshness.js'
 import { pollUntil } from '../helpers/poll.js'
+import { alive } from '../helpers/server-processes.js'
 
 const project = mkdtempSync(join(tmpdir(), 'blog-read-api-launcher-'))
 after(() => rmSync(project, { recursive: true, force: true }))
@@ -48,15 +49,6 @@ function start (env: NodeJS.ProcessEnv = {}): { pid: number, status: number | nu
   const { pid, status, stdout, stderr } = spawnSync(process.execPath, ['--import', './scripts/build-if-stale.js', 'dist/main.js'], { cwd: project, env: { ...process.env, ...env }, encoding: 'utf8' })
   const builds = existsSync(at('builds')) ? readFileSync(at('builds'), 'utf8').split('\n').filter((line) => line !== '').length : 0
   return { pid, status, stdout, stderr, builds }
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** Sets a file's modification time `secondsAgo` in the past. */

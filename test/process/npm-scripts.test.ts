@@ -15,6 +15,7 @@ import { ROOT } from '../../scripts/dist-freshness.js'
 import { assertBuilt } from '../helpers/built.js'
 import { seedTestStore } from '../helpers/databases.js'
 import { freePort } from '../helpers/fake-upstream.js'
+import { alive } from '../helpers/server-processes.js'
 import { get } from '../helpers/http.js'
 
 assertBuilt()
@@ -43,15 +44,6 @@ function descendantsOf (pid: number): number[] {
   }
   const below = (parent: number): number[] => [...parents].filter(([, ppid]) => ppid === parent).flatMap(([child]) => [child, ...below(child)])
   return below(pid)
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 async function refused (port: number): Promise<boolean> {
