@@ -1,4 +1,4 @@
-// The optional list parameters (`fields`, `limit`, `after`, the filters of list-filter.ts,
+// The optional list parameters (`fields`, `limit`, `after`, `sort`, the filters of list-filter.ts,
 // `count`, `formats`), shared by both tiers: checked
 // the same way at the front (before any upstream call) and at the post API, written back in one
 // canonical order (cache keys, upstream paths, Link headers), and the keyset cursor that `after`
@@ -6,6 +6,7 @@
 // look like it worked.
 import { canonicalFilter, DATE_FILTERS, FILTER_DETAILS, parseInstant, parseTags, TAG_FILTERS, type ListFilter } from './list-filter.js'
 import { FORMATS_DETAIL, parseFormats, type Format } from './formats.js'
+import { cursorSort, parseSort, SORT_DETAIL, sortOrder, type ListSort } from './list-sort.js'
 import { ProblemError } from './problems.js'
 import { isLookupableSlug, isStorableText } from './slug.js'
 
@@ -19,14 +20,21 @@ export const MAX_FIELDS = 100
 /** Longest cursor accepted: a 200-character slug and a long `published_at` text fit with room. */
 export const MAX_CURSOR_LENGTH = 2048
 
+/** A sort column's value exactly as the store holds it (text, or a number in SQLite; null: none). */
+export type CursorValue = string | number | null
+
 /**
- * Where a page ends in the list order: the last post's slug and, when the table has that column,
- * its `published_at` exactly as the store holds it (text, or a number in SQLite; null: undated).
- * The served value is not enough: it is normalised (PostgreSQL microseconds become milliseconds).
+ * Where a page ends in the list order: the last post's slug and its sort column's value exactly
+ * as the store holds it. The served value is not enough: it is normalised (PostgreSQL
+ * microseconds become milliseconds). In the default order the value is `publishedAt` (absent
+ * when the table has no such column); in any other, `sort` names the order and `value` holds
+ * its column's value (absent when that column is the slug).
  */
 export interface SortKey {
   readonly slug: string
-  readonly publishedAt?: string | number | null
+  readonly publishedAt?: CursorValue
+  readonly sort?: ListSort
+  readonly value?: CursorValue
 }
 
 export interface ListQuery extends ListFilter {
@@ -36,6 +44,8 @@ export interface ListQuery extends ListFilter {
   readonly limit?: number
   /** Only posts after this one in the list order. */
   readonly after?: SortKey
+  /** The list order as given (list-sort.ts); undefined: the default one. */
+  readonly sort?: ListSort
   /** `exact`: the answer says how many posts match the filter (X-Total-Count). */
   readonly count?: 'exact'
   /** Representations added for each Markdown column (src/contract/formats.ts). */
@@ -56,6 +66,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 export const QUERY_DETAILS = {
   limit: `The limit parameter must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
   after: 'The after parameter must be the cursor of a next link, unchanged.',
+  afterSort: 'The after parameter is the cursor of a list in another order: keep the sort parameter of the link that gave it.',
+  sort: SORT_DETAIL,
   fields: `The fields parameter must list 1 to ${MAX_FIELDS} column names (letters, digits and underscores, not starting with a digit), separated by commas.`,
   count: 'The count parameter must be exact.',
   formats: FORMATS_DETAIL
@@ -63,7 +75,7 @@ export const QUERY_DETAILS = {
 
 /** Every parameter a list accepts, in canonical order. */
 export const LIST_PARAMETERS: readonly string[] = [
-  'limit', 'after', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'formats', 'count'
+  'limit', 'after', 'sort', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'formats', 'count'
 ]
 
 export function invalidQuery (detail: string): ProblemError {
@@ -77,11 +89,14 @@ export function parseListQuery (url: string): ListQuery {
   checkNames(params, LIST_PARAMETERS)
   const limit = single(params, 'limit')
   const after = single(params, 'after')
+  const sortText = single(params, 'sort')
+  const sort = sortText === undefined ? undefined : parseSort(sortText) ?? failWith(QUERY_DETAILS.sort)
   const fields = single(params, 'fields')
   const count = single(params, 'count')
   const query: Record<string, unknown> = {
     ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
-    ...(after === undefined ? {} : { after: parseCursor(after) }),
+    ...(after === undefined ? {} : { after: parseCursor(after, sort) }),
+    ...(sort === undefined ? {} : { sort }),
     ...(fields === undefined ? {} : { fields: parseFields(fields) }),
     ...formatsOf(params)
   }
@@ -116,14 +131,15 @@ function formatsOf (params: URLSearchParams): Pick<ListQuery, 'formats'> {
 }
 
 /**
- * The query in canonical form, `?limit=…&after=…&fields=…&tag=…&…&formats=…&count=exact` or '' for
+ * The query in canonical form, `?limit=…&after=…&sort=…&fields=…&tag=…&…&formats=…&count=exact` or '' for
  * none: equal queries give equal strings (cache keys, coalescing), tags percent-encoded.
  */
 export function canonicalSearch (query: ListQuery): string {
-  const { limit, after, fields, count, formats } = query
+  const { limit, after, sort, fields, count, formats } = query
   let search = ''
   if (limit !== undefined) search += `&limit=${limit}`
   if (after !== undefined) search += `&after=${encodeCursor(after)}`
+  if (sort !== undefined) search += `&sort=${sort}`
   if (fields !== undefined) search += `&fields=${fields.join(',')}`
   search += canonicalFilter(query)
   if (formats !== undefined) search += `&formats=${formats.join(',')}`
@@ -136,9 +152,14 @@ export function nextLink (route: string, query: ListQuery, next: SortKey): strin
   return `<${route}${canonicalSearch({ ...query, after: next })}>; rel="next"`
 }
 
-/** The opaque cursor: base64url of the JSON array `[publishedAt, slug]`, or `[slug]` for a table without published_at. */
-export function encodeCursor ({ slug, publishedAt }: SortKey): string {
-  return Buffer.from(JSON.stringify(publishedAt === undefined ? [slug] : [publishedAt, slug])).toString('base64url')
+/**
+ * The opaque cursor: base64url of JSON. In the default order the array `[publishedAt, slug]`,
+ * or `[slug]` for a table without published_at; in another, an object naming the sort, which no
+ * cursor of the default order can be: `{"title":["Hello","hello"]}`, `{"-slug":["hello"]}`.
+ */
+export function encodeCursor ({ slug, publishedAt, sort, value }: SortKey): string {
+  const key = sort !== undefined ? { [sort]: value === undefined ? [slug] : [value, slug] } : publishedAt === undefined ? [slug] : [publishedAt, slug]
+  return Buffer.from(JSON.stringify(key)).toString('base64url')
 }
 
 /**
@@ -173,12 +194,28 @@ export function nextCursorIn (header: string): SortKey | null | undefined {
 }
 
 function sortKeyOf (value: unknown): SortKey | undefined {
-  if (!Array.isArray(value)) return undefined
+  if (!Array.isArray(value)) return sortedKeyOf(value)
   const [first, second] = value as unknown[]
   if (value.length === 1) return isCursorSlug(first) ? { slug: first } : undefined
-  if (value.length !== 2 || !isCursorSlug(second)) return undefined
-  const valid = first === null || (typeof first === 'number' && Number.isFinite(first)) || (typeof first === 'string' && isStorableText(first))
-  return valid ? { slug: second, publishedAt: first as string | number | null } : undefined
+  if (value.length !== 2 || !isCursorSlug(second) || !isCursorValue(first)) return undefined
+  return { slug: second, publishedAt: first }
+}
+
+/** The key of a cursor of another order than the default: `{"<sort>": [value, slug]}`, `[slug]` for a slug order. */
+function sortedKeyOf (value: unknown): SortKey | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const entries = Object.entries(value)
+  if (entries.length !== 1) return undefined
+  const [[text, key]] = entries as [[string, unknown]]
+  const sort = cursorSort(parseSort(text))
+  if (sort === undefined || !Array.isArray(key)) return undefined
+  const [first, second] = key as unknown[]
+  if (sortOrder(sort).column === 'slug') return key.length === 1 && isCursorSlug(first) ? { slug: first, sort } : undefined
+  return key.length === 2 && isCursorSlug(second) && isCursorValue(first) ? { slug: second, sort, value: first } : undefined
+}
+
+function isCursorValue (value: unknown): value is CursorValue {
+  return value === null || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && isStorableText(value))
 }
 
 /** The post API serves any slug a table holds, so a cursor's slug follows its rule, not the front's. */
@@ -224,9 +261,10 @@ function parseLimit (text: string): number {
   return limit
 }
 
-function parseCursor (text: string): SortKey {
+function parseCursor (text: string, sort: ListSort | undefined): SortKey {
   const key = decodeCursor(text)
   if (key === undefined) throw invalidQuery(QUERY_DETAILS.after)
+  if (key.sort !== cursorSort(sort)) throw invalidQuery(QUERY_DETAILS.afterSort)
   return key
 }
 

@@ -31,8 +31,14 @@ export interface DialectSpec {
    * collation, and written as the (published_at, slug) index is, so that the index serves both.
    */
   slugKey (column: ColumnInfo): RawBuilder<unknown>
-  /** `published_at` exactly as stored, for a cursor: as text where the driver would round it. */
-  readonly publishedAtKey: RawBuilder<unknown>
+  /** A date column (`published_at`, `updated_at`) exactly as stored, for a cursor: as text where the driver would round it. */
+  exactKey (column: string): RawBuilder<unknown>
+  /**
+   * A text column (`title`) as lists order it and a cursor compares with it: by Unicode code
+   * points (UTF-8 bytes, as JavaScript's Buffer.compare) whatever its collation, on every store;
+   * and its value as a cursor carries it.
+   */
+  codePointKey (column: ColumnInfo): { key: RawBuilder<unknown>, exact: RawBuilder<unknown> }
   /** The condition "the `tags` array holds the tag" (never NULL), or undefined when this column cannot hold one. */
   tagCondition (column: ColumnInfo): TagCondition | undefined
   /** The comparison of this column's instants with a bound, or undefined when its type holds none. */

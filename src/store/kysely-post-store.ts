@@ -2,10 +2,12 @@
 // differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { ListFilter } from '../contract/list-filter.js'
-import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
+import { QUERY_DETAILS, type CursorValue, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
+import { sortOrder, type SortColumn } from '../contract/list-sort.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
-import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
+import { sortValueCheck } from './sort-key-values.js'
+import { listOrder, type ListOrder, type OrderColumn, type OrderParts } from './list-order.js'
 import { checkFilter, filterConditions, type DateCondition, type FilterColumns } from './filter-conditions.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
@@ -17,7 +19,7 @@ import type { PublishingOptions, PublishingState } from '../publishing/publishin
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
 
-/** The alias under which a page reads each row's exact `published_at` (removed before serving). */
+/** The alias under which a page reads each row's exact sort value (removed before serving). */
 const SORT_KEY = 'blog_read_api_sort_key'
 
 export class KyselyPostStore implements PostStore {
@@ -25,8 +27,7 @@ export class KyselyPostStore implements PostStore {
   readonly #db: Kysely<Tables>
   readonly #spec: DialectSpec
   #normalise: RowNormaliser = createRowNormaliser([])
-  #hasPublishedAt = false
-  #isSortValue: SortValueCheck = () => false
+  #order: OrderParts
   #slugKey: RawBuilder<unknown>
   #filterColumns: FilterColumns = { tags: undefined, published_at: undefined, updated_at: undefined }
   #tracksChanges = false
@@ -40,6 +41,7 @@ export class KyselyPostStore implements PostStore {
     this.#publishing = publishing
     this.dialect = spec.dialect
     this.#slugKey = spec.slugKey({ name: 'slug', kind: 'value' })
+    this.#order = { columns: new Map(), slug: this.#slugKey, newestFirst: spec.newestFirst }
   }
 
   async checkSchema (): Promise<void> {
@@ -47,11 +49,17 @@ export class KyselyPostStore implements PostStore {
     if (columns.length === 0) throw new StoreSchemaError('the database has no `posts` table (run `blog-read-api migrate` to create the default one)')
     if (!columns.some((c) => c.name === 'slug')) throw new StoreSchemaError('the `posts` table has no `slug` column')
     this.#normalise = createRowNormaliser(columns)
-    const publishedAt = columns.find((c) => c.name === 'published_at')
-    this.#hasPublishedAt = publishedAt !== undefined
-    if (publishedAt !== undefined) this.#isSortValue = sortValueCheck(this.dialect, publishedAt)
     this.#slugKey = this.#spec.slugKey(columns.find((c) => c.name === 'slug') as ColumnInfo)
     const column = (name: string): ColumnInfo | undefined => columns.find((c) => c.name === name)
+    const sortable = new Map<SortColumn, OrderColumn>()
+    for (const name of ['published_at', 'updated_at'] as const) {
+      const info = column(name)
+      if (info !== undefined) sortable.set(name, { key: sql.ref(name), exact: this.#spec.exactKey(name), isValue: sortValueCheck(this.dialect, info) })
+    }
+    const title = column('title')
+    // Compared as the text the code point key reads it as.
+    if (title !== undefined) sortable.set('title', { ...this.#spec.codePointKey(title), isValue: sortValueCheck(this.dialect, { ...title, type: 'text' }) })
+    this.#order = { columns: sortable, slug: this.#slugKey, newestFirst: this.#spec.newestFirst }
     const tags = column('tags')
     const dates = (name: string): DateCondition | undefined => {
       const info = column(name)
@@ -80,40 +88,26 @@ export class KyselyPostStore implements PostStore {
     const unknown = fields?.find((name) => !this.#columns.includes(name))
     if (unknown !== undefined) throw new StoreQueryError(`The fields parameter names ${unknown}, which is not a column of the posts table.`)
     checkFilter(query, this.#filterColumns)
-    // A cursor of a list ordered otherwise (with or without dates) cannot say where to resume.
-    if (after !== undefined && (after.publishedAt !== undefined) !== this.#hasPublishedAt) throw new StoreQueryError(QUERY_DETAILS.after)
-    // A cursor is client input: its published_at must be one this column could have given.
-    if (after?.publishedAt != null && !this.#isSortValue(after.publishedAt)) throw new StoreQueryError(QUERY_DETAILS.after)
+    const order = this.#orderOf(query)
+    // A cursor is client input: of this order, and holding a value this column could have given.
+    if (after !== undefined && !order.accepts(after)) throw new StoreQueryError(QUERY_DETAILS.after)
   }
 
-  /**
-   * The reads that make up the list after `after`, in order. Each is one range of the
-   * (published_at DESC, slug) index: `a <= x AND (a < x OR (a = x AND b > y))`, whose first term
-   * every store turns into an index bound (PostgreSQL takes the OR alone as a filter, and reads
-   * the list from its start), then the undated posts, which come last. An `OR a IS NULL` in the
-   * same read would cost the bound again (a filtered scan from the start on SQLite and
-   * PostgreSQL, or a bitmap and a sort), so they are a second read, made only when the dated
-   * posts run out.
-   */
-  #ranges (after: SortKey | undefined): Array<RawBuilder<boolean> | undefined> {
-    const slug = this.#slugKey
-    if (after === undefined) return [undefined]
-    if (!this.#hasPublishedAt) return [sql<boolean>`${slug} > ${after.slug}`]
-    const at = after.publishedAt
-    if (at === null || at === undefined) return [sql<boolean>`published_at IS NULL AND ${slug} > ${after.slug}`]
-    return [
-      sql<boolean>`published_at <= ${at} AND (published_at < ${at} OR (published_at = ${at} AND ${slug} > ${after.slug}))`,
-      sql<boolean>`published_at IS NULL`
-    ]
+  /** The query's order (list-order.ts); a sort by a column the table lacks is the client's mistake. */
+  #orderOf ({ sort }: ListQuery): ListOrder {
+    const order = listOrder(sort, this.#order)
+    if (order === undefined) throw new StoreQueryError(`The sort parameter names ${sortOrder(sort ?? 'slug').column}, which is not a column of the posts table.`)
+    return order
   }
 
-  /** One range of the list, in list order; `sortKeys`: with each row's exact published_at too (pages). */
-  #listQuery (list: ListQuery, range: RawBuilder<boolean> | undefined, sortKeys: boolean) {
+  /** One range of the list, in list order; `sortKeys`: with each row's exact sort value too (pages). */
+  #listQuery (list: ListQuery, order: ListOrder, range: RawBuilder<boolean> | undefined, sortKeys: boolean) {
     let query = this.#select(list.fields)
-    if (sortKeys && this.#hasPublishedAt) query = query.select(this.#spec.publishedAtKey.as(SORT_KEY))
+    if (sortKeys && order.exact !== undefined) query = query.select(order.exact.as(SORT_KEY))
     for (const condition of filterConditions(list, this.#filterColumns)) query = query.where(condition)
     if (range !== undefined) query = query.where(range)
-    return (this.#hasPublishedAt ? query.orderBy(this.#spec.newestFirst) : query).orderBy(this.#slugKey)
+    for (const term of order.orderBy) query = query.orderBy(term)
+    return query
   }
 
   /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */
@@ -128,17 +122,19 @@ export class KyselyPostStore implements PostStore {
   }
 
   async * streamKeyedPosts (query: ListQuery = {}): AsyncIterable<KeyedPost> {
+    const order = this.#orderOf(query)
     for await (const row of this.#streamRows(query, true)) {
-      const key = this.#sortKeyOf(row)
+      const key = sortKeyOf(order, row)
       yield { key, post: this.#normalise(withoutSortKey(row)) }
     }
   }
 
   async * #streamRows (query: ListQuery, sortKeys: boolean): AsyncIterable<Record<string, unknown>> {
     this.checkQuery(query)
+    const order = this.#orderOf(query)
     try {
-      for (const range of this.#ranges(query.after)) {
-        yield * this.#spec.streamRows(this.#listQuery(query, range, sortKeys).compile())
+      for (const range of order.ranges(query.after)) {
+        yield * this.#spec.streamRows(this.#listQuery(query, order, range, sortKeys).compile())
       }
     } catch (err) {
       throw this.#classify(err, 'failed while streaming', query.after)
@@ -147,16 +143,17 @@ export class KyselyPostStore implements PostStore {
 
   async readPage (query: PageQuery): Promise<Page> {
     this.checkQuery(query)
+    const order = this.#orderOf(query)
     const rows: Array<Record<string, unknown>> = []
     // One more than the page: whether more follow.
-    for (const range of this.#ranges(query.after)) {
+    for (const range of order.ranges(query.after)) {
       const limit = query.limit + 1 - rows.length
-      rows.push(...await this.#read(() => this.#listQuery(query, range, true).limit(limit).execute(), query.after))
+      rows.push(...await this.#read(() => this.#listQuery(query, order, range, true).limit(limit).execute(), query.after))
       if (rows.length > query.limit) break
     }
     const posts = rows.slice(0, query.limit)
     const last = posts.at(-1)
-    const next = rows.length > query.limit && last !== undefined ? this.#sortKeyOf(last) : undefined
+    const next = rows.length > query.limit && last !== undefined ? sortKeyOf(order, last) : undefined
     return { posts: posts.map((row) => this.#normalise(withoutSortKey(row))), next }
   }
 
@@ -168,17 +165,6 @@ export class KyselyPostStore implements PostStore {
     for (const condition of filterConditions(filter, this.#filterColumns)) query = query.where(condition)
     const rows = await this.#read(() => query.execute())
     return Number(rows[0]?.n ?? 0)
-  }
-
-  #sortKeyOf (row: Record<string, unknown>): SortKey {
-    const slug = row.slug as string
-    if (!this.#hasPublishedAt) return { slug }
-    const at = row[SORT_KEY]
-    if (at === null || typeof at === 'string') return { slug, publishedAt: at }
-    if (typeof at === 'bigint') return { slug, publishedAt: bigintToJson(at) }
-    if (typeof at === 'number' && Number.isFinite(at)) return { slug, publishedAt: at }
-    // SQLite only (the others read it as text): a real that JSON cannot hold, or a blob.
-    throw new Error(`cannot page past a published_at of type ${typeof at}`)
   }
 
   async readChangeToken (): Promise<string | undefined> {
@@ -256,6 +242,20 @@ export class KyselyPostStore implements PostStore {
     if (after !== undefined && this.#spec.isInvalidKey(err)) return new StoreQueryError(QUERY_DETAILS.after)
     return err
   }
+}
+
+/** The sort key of a row read with its exact sort value. */
+function sortKeyOf (order: ListOrder, row: Record<string, unknown>): SortKey {
+  const slug = row.slug as string
+  return order.keyOf(slug, order.exact === undefined ? null : cursorValueOf(row[SORT_KEY]))
+}
+
+function cursorValueOf (at: unknown): CursorValue {
+  if (at === null || typeof at === 'string') return at
+  if (typeof at === 'bigint') return bigintToJson(at)
+  if (typeof at === 'number' && Number.isFinite(at)) return at
+  // SQLite only (the others read it as text): a real that JSON cannot hold, or a blob.
+  throw new Error(`cannot page past a sort value of type ${typeof at}`)
 }
 
 function withoutSortKey (row: Record<string, unknown>): Record<string, unknown> {

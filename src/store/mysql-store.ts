@@ -97,7 +97,10 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   slugKey: ({ collation }) => collation == null || collation.endsWith('_bin') ? sql`slug` : sql`CAST(slug AS BINARY)`,
   // mysql2 would round a DATETIME(6) to milliseconds; the text is exact, and MySQL reads it back
   // as the column's type when comparing.
-  publishedAtKey: sql`CAST(published_at AS CHAR)`,
+  exactKey: (column) => sql`CAST(${sql.ref(column)} AS CHAR)`,
+  // Even utf8mb4_bin ignores trailing spaces (PAD SPACE); a binary string compares every byte, and
+  // UTF-8 bytes compare as code points do. A text parameter compared with it is compared as bytes.
+  codePointKey: ({ name }) => ({ key: sql`CAST(CONVERT(${sql.ref(name)} USING utf8mb4) AS BINARY)`, exact: sql`CONVERT(${sql.ref(name)} USING utf8mb4)` }),
   // MariaDB's JSON is text with a check, and any text column may be asked: only a JSON array holds
   // tags (JSON_CONTAINS would fail on text that is not JSON, and find "x" in a bare "x").
   // COALESCE: what holds no array is NULL here, and `tag_not` negates this. The tag as bytes:

@@ -137,7 +137,12 @@ const postgresSpec = (pool: pg.Pool, bounds: QueryBounds): DialectSpec => ({
   slugKey: () => sql`slug COLLATE "C"`,
   // pg would parse a timestamptz into a Date (milliseconds) and lose its microseconds; its text
   // is exact, and a parameter compared with the column takes the column's type.
-  publishedAtKey: sql`published_at::text`,
+  exactKey: (column) => sql`${sql.ref(column)}::text`,
+  // "C" compares the UTF-8 bytes: code point order. Only text and varchar take it as they are: a
+  // bpchar ignores trailing spaces and a citext case, whatever the collation.
+  codePointKey: ({ name, type }) => type === 'text' || type === 'character varying'
+    ? { key: sql`${sql.ref(name)} COLLATE "C"`, exact: sql.ref(name) }
+    : { key: sql`${sql.ref(name)}::text COLLATE "C"`, exact: sql`${sql.ref(name)}::text` },
   tagCondition ({ type = '' }) {
     // COALESCE: a NULL `tags` holds no tag, and `tag_not` negates this.
     if (type === 'jsonb') return (tag) => sql<boolean>`COALESCE(tags @> jsonb_build_array(${tag}::text), false)`

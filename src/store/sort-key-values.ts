@@ -1,5 +1,5 @@
 // What a cursor's `published_at` may hold, per store and column type: exactly the forms the
-// store's own sort key expression gives (DialectSpec.publishedAtKey), checked before the value
+// store's own sort key expression gives (DialectSpec.exactKey), checked before the value
 // reaches a query. A cursor is client input; the store would otherwise parse it itself, and some
 // of its parse errors are not ours to predict (PostgreSQL refuses `2024-01-01 00:00 Foo/Bar` with
 // "time zone not recognized"). Anything outside these grammars is a 400, never a query.

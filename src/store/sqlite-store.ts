@@ -66,7 +66,9 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
     // BINARY is the column's default collation, which the index uses.
     slugKey: () => sql`slug COLLATE BINARY`,
     // Read as stored: text stays text, integers and reals keep their value.
-    publishedAtKey: sql`published_at`,
+    exactKey: (column) => sql.ref(column),
+    // BINARY compares the UTF-8 bytes: code point order, whatever the column's collation.
+    codePointKey: ({ name }) => ({ key: sql`${sql.ref(name)} COLLATE BINARY`, exact: sql.ref(name) }),
     // Any column may hold JSON text; what is not a JSON array holds no tag (never an error).
     tagCondition: () => (tag) => sql<boolean>`EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(tags) THEN
       CASE WHEN json_type(tags) = 'array' THEN tags END END) WHERE type = 'text' AND value = ${tag})`,
