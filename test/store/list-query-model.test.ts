@@ -1,7 +1,8 @@
 // The list queries against a reference model: random rows, random combinations of the filters
-// (tag sets with free-form tags, date windows) with random pages; the answer's membership and
+// (tag sets with free-form tags, date windows) and sorts with random pages; the answer's membership and
 // order, its count, a cursor walk through both tiers, and the tag counts equal what the model
-// computes in JavaScript.
+// computes in JavaScript. Then walks with random writes between the pages: every post that
+// exists throughout with the same sort key is served exactly once, in list order.
 // SQLite always; PostgreSQL (a jsonb and a text[] `tags`) and MySQL when their test servers are
 // set (mandatory in CI), as the store suites run.
 import assert from 'node:assert/strict'
@@ -10,6 +11,7 @@ import fc from 'fast-check'
 import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
+import { DEFAULT_SORT, SORT_COLUMNS, sortOrder, type ListSort } from '../../src/contract/list-sort.js'
 import { startTiersOn, type Tiers } from '../helpers/tiers.js'
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 60)
@@ -27,24 +29,42 @@ const BOUNDS: ReadonlyArray<readonly [string, string]> = [
   ['2023-12-31T19:00:00.0005-05:00', '2024-01-01T00:00:00.0005Z']
 ]
 
-interface Row { slug: string, tags: readonly string[] | null, publishedAt: string | null, updatedAt: string | null }
+/**
+ * Titles whose code point order differs from every collation's: case, trailing spaces, a
+ * combining accent, an astral character (after U+FFFD in code points, before it in UTF-16 units).
+ */
+const TITLES = ['a', 'a ', 'A', 'b', 'é', 'e\u0301', 'Z', '\u{1F600}', '\uFFFD', ''] as const
+const SORTS: readonly ListSort[] = SORT_COLUMNS.flatMap((column): ListSort[] => [column, `-${column}`])
+
+interface Row { slug: string, title: string | null, tags: readonly string[] | null, publishedAt: string | null, updatedAt: string | null }
 
 const row = fc.record({
+  title: fc.option(fc.constantFrom(...TITLES), { freq: 6 }),
   tags: fc.option(fc.subarray([...TAGS]), { freq: 6 }),
   publishedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 }),
   updatedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 })
 })
-const rows = fc.uniqueArray(fc.stringMatching(/^[a-zA-Z0-9-]{1,6}$/), { minLength: 2, maxLength: 14 })
+const slugText = fc.stringMatching(/^[a-zA-Z0-9-]{1,6}$/)
+const rows = fc.uniqueArray(slugText, { minLength: 2, maxLength: 14 })
   .chain((slugs) => fc.tuple(...slugs.map((slug) => row.map((r): Row => ({ slug, ...r })))))
 
 /** Mostly absent, so that combinations still match some rows. */
 const sometimes = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary })
 const tagSet = sometimes(fc.subarray([...TAGS], { minLength: 1, maxLength: 3 }))
 const bound = sometimes(fc.constantFrom(...BOUNDS))
+const sort = sometimes(fc.constantFrom(...SORTS))
 const query = fc.record({
-  tag: tagSet, tagAll: tagSet, tagNot: tagSet, publishedAfter: bound, publishedBefore: bound, updatedAfter: bound, limit: fc.integer({ min: 1, max: 5 })
+  tag: tagSet, tagAll: tagSet, tagNot: tagSet, publishedAfter: bound, publishedBefore: bound, updatedAfter: bound, sort, limit: fc.integer({ min: 1, max: 5 })
 })
 type Query = typeof query extends fc.Arbitrary<infer Q> ? Q : never
+
+/** A write between pages: a post (of the table's few slugs, or a new one) given new columns, or deleted. */
+const write = fc.record({
+  kind: fc.constantFrom('set', 'set', 'delete'),
+  slug: fc.oneof(slugText, fc.constantFrom('a', 'b', 'c')),
+  columns: row
+})
+type Write = typeof write extends fc.Arbitrary<infer W> ? W : never
 
 /** The query's parameters, each written in its own order (the tiers put them in theirs). */
 function searchOf (q: Query): string {
@@ -55,6 +75,7 @@ function searchOf (q: Query): string {
   if (q.publishedAfter !== null) parts.push(`published_after=${q.publishedAfter[0]}`)
   if (q.publishedBefore !== null) parts.push(`published_before=${q.publishedBefore[0]}`)
   if (q.updatedAfter !== null) parts.push(`updated_after=${q.updatedAfter[0]}`)
+  if (q.sort !== null) parts.push(`sort=${q.sort}`)
   return parts.join('&')
 }
 
@@ -64,7 +85,30 @@ const micros = (iso: string): string => {
   return `${whole}.${fraction.padEnd(6, '0')}`
 }
 
-/** The model: the rows the query keeps, in list order (newest first, undated last, ties by slug bytewise). */
+const bytewise = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
+
+/** A row's value in the sort's column. */
+function sortValue (r: Row, sort: ListSort | null): string | null {
+  const { column } = sortOrder(sort ?? DEFAULT_SORT)
+  return column === 'published_at' ? r.publishedAt : column === 'updated_at' ? r.updatedAt : column === 'title' ? r.title : r.slug
+}
+
+/** The list order: by the column (code points; instants are text of one form), NULLs last either way, ties by slug bytewise. */
+function compareBy (sort: ListSort | null): (a: Row, b: Row) => number {
+  const { descending } = sortOrder(sort ?? DEFAULT_SORT)
+  return (a, b) => {
+    const x = sortValue(a, sort)
+    const y = sortValue(b, sort)
+    if (x !== y) {
+      if (x === null) return 1
+      if (y === null) return -1
+      return (descending ? -1 : 1) * bytewise(x, y)
+    }
+    return bytewise(a.slug, b.slug)
+  }
+}
+
+/** The model: the rows the query keeps, in list order (default: newest first, undated last, ties by slug bytewise). */
 function expected (all: readonly Row[], q: Query): string[] {
   const holds = (r: Row, tag: string): boolean => r.tags?.includes(tag) === true
   const after = (value: string | null, b: readonly [string, string] | null): boolean => b === null || (value !== null && micros(value) > micros(b[1]))
@@ -74,14 +118,7 @@ function expected (all: readonly Row[], q: Query): string[] {
     (q.tagAll === null || q.tagAll.every((t) => holds(r, t))) &&
     (q.tagNot === null || !q.tagNot.some((t) => holds(r, t))) &&
     after(r.publishedAt, q.publishedAfter) && before(r.publishedAt, q.publishedBefore) && after(r.updatedAt, q.updatedAfter)
-  ).sort((a, b) => {
-    if (a.publishedAt !== b.publishedAt) {
-      if (a.publishedAt === null) return 1
-      if (b.publishedAt === null) return -1
-      return a.publishedAt < b.publishedAt ? 1 : -1
-    }
-    return Buffer.compare(Buffer.from(a.slug), Buffer.from(b.slug))
-  }).map((r) => r.slug)
+  ).sort(compareBy(q.sort)).map((r) => r.slug)
 }
 
 interface Variant {
@@ -89,6 +126,8 @@ interface Variant {
   table: (db: TestDatabase) => Promise<void>
   timestamp: (iso: string | null) => string
   tags: (tags: readonly string[] | null) => string
+  /** Whether `title` may be NULL (the default table's may not). */
+  nullTitles?: boolean
 }
 
 const sqlText = (text: string): string => `'${text.replaceAll("'", "''")}'`
@@ -115,11 +154,17 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
       await db?.drop()
     })
 
+    /** The rows as this table can hold them. */
+    const held = (all: readonly Row[]): Row[] => variant.nullTitles === true ? [...all] : all.map((r) => ({ ...r, title: r.title ?? 'T' }))
+    const values = (r: Row): string =>
+      `(${sqlText(r.slug)}, ${r.title === null ? 'NULL' : sqlText(r.title)}, '', ${variant.tags(r.tags)}, ${variant.timestamp(r.publishedAt)}, ${variant.timestamp(r.updatedAt)})`
+    const insert = async (all: readonly Row[]): Promise<void> => {
+      await db.exec(`INSERT INTO posts (slug, title, content, tags, published_at, updated_at) VALUES ${all.map(values).join(', ')}`)
+    }
+
     async function load (all: readonly Row[]): Promise<void> {
       await db.exec('DELETE FROM posts')
-      if (all.length === 0) return
-      await db.exec(`INSERT INTO posts (slug, title, content, tags, published_at, updated_at) VALUES ${all.map((r) =>
-        `(${sqlText(r.slug)}, 'T', '', ${variant.tags(r.tags)}, ${variant.timestamp(r.publishedAt)}, ${variant.timestamp(r.updatedAt)})`).join(', ')}`)
+      if (all.length > 0) await insert(all)
     }
 
     /** Every page of `search` at `route`, following next links; the front's empty list is a 404 no-posts. */
@@ -143,11 +188,23 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
       return slugs
     }
 
+    /** A next link's cursor with another sort: a 400 naming `after` at both tiers, never a page from the wrong place. */
+    async function assertOtherSortRefused (search: string, q: Query): Promise<void> {
+      const first = await get(tiers.posts.url, `/api/posts?limit=${q.limit}${search === '' ? '' : `&${search}`}`)
+      const cursor = /[?&]after=([^&>]+)/.exec(String(first.headers.link ?? ''))?.[1]
+      if (cursor === undefined) return
+      const other = SORTS.find((s) => sortOrder(s).column !== sortOrder(q.sort ?? DEFAULT_SORT).column) ?? 'slug'
+      for (const [base, route] of [[tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog']] as const) {
+        const refused = await get(base, `${route}?limit=${q.limit}&after=${cursor}&sort=${other}`)
+        assert.match(String(assertProblem(refused, 'invalid-query').detail), /\bafter\b/)
+      }
+    }
+
     test(`${RUNS} random tables and queries: the list, its pages and their walk through both tiers equal the model`, { timeout: 600_000 }, async (t) => {
       let nonEmpty = 0
       let asked = 0
       const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
-      await fc.assert(fc.asyncProperty(rows, fc.array(query, { minLength: 1, maxLength: 3 }), async (all, queries) => {
+      await fc.assert(fc.asyncProperty(rows.map(held), fc.array(query, { minLength: 1, maxLength: 3 }), async (all, queries) => {
         await load(all)
         // Every tag with its number of posts, at both tiers, exactly fresh.
         const tagCounts = TAGS.map((tag) => ({ tag, count: all.filter((r) => r.tags?.includes(tag) === true).length })).filter((t) => t.count > 0)
@@ -169,9 +226,62 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
           assert.deepEqual((whole.json() as Array<{ slug: string }>).map((p) => p.slug), want, `/api/posts?${search}`)
           assert.deepEqual(await walk(tiers.posts.url, '/api/posts', search, q.limit), want, `walk /api/posts?${search}`)
           assert.deepEqual(await walk(tiers.front.url, '/api/blog', search, q.limit), want, `walk /api/blog?${search}`)
+          await assertOtherSortRefused(search, q)
         }
       }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
       t.diagnostic(`${name}: ${RUNS} tables, ${asked} queries, ${nonEmpty} with a non-empty answer`)
+    })
+
+    /** A write between two pages: a row's columns changed, a row added, or one deleted. */
+    async function apply (all: Row[], w: Write): Promise<void> {
+      const [changed] = held([{ slug: w.slug, ...w.columns }])
+      if (changed === undefined) return
+      const at = all.findIndex((r) => r.slug === w.slug)
+      if (w.kind === 'delete' && at !== -1) {
+        all.splice(at, 1)
+        await db.exec(`DELETE FROM posts WHERE slug = ${sqlText(w.slug)}`)
+      } else if (w.kind !== 'delete' && at === -1) {
+        all.push(changed)
+        await insert([changed])
+      } else if (w.kind !== 'delete') {
+        all[at] = changed
+        await db.exec(`DELETE FROM posts WHERE slug = ${sqlText(w.slug)}`)
+        await insert([changed])
+      }
+    }
+
+    test(`${RUNS} walks with writes between the pages: each post whose sort key stays the same is served once, in list order`, { timeout: 600_000 }, async (t) => {
+      let stableServed = 0
+      const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
+      await fc.assert(fc.asyncProperty(rows.map(held), sort, fc.integer({ min: 1, max: 4 }), fc.constantFrom('posts', 'front'), fc.array(fc.array(write, { maxLength: 3 }), { maxLength: 8 }),
+        async (initial, s, limit, tier, writes) => {
+          const all = [...initial]
+          await load(all)
+          /** The value each post had when the walk began, or undefined once it changed, was deleted or did not exist. */
+          const keys = new Map(initial.map((r) => [r.slug, sortValue(r, s)]))
+          const [base, route] = tier === 'posts' ? [tiers.posts.url, '/api/posts'] : [tiers.front.url, '/api/blog']
+          const served: string[] = []
+          let target: string | undefined = `${route}?limit=${limit}${s === null ? '' : `&sort=${s}`}`
+          for (let page = 0; target !== undefined; page++) {
+            assert.ok(page <= 40, 'the walk ends')
+            const response = await get(base, target)
+            if (response.status === 404 && route === '/api/blog') break
+            assert.equal(response.status, 200, `${target}: ${response.text}`)
+            served.push(...(response.json() as Array<{ slug: string }>).map((p) => p.slug))
+            target = /^<([^<>]+)>; rel="next"$/.exec(String(response.headers.link ?? ''))?.[1]
+            for (const w of writes[page] ?? []) {
+              const before = all.find((r) => r.slug === w.slug)
+              await apply(all, w)
+              const now = all.find((r) => r.slug === w.slug)
+              if (before !== undefined && (now === undefined || sortValue(now, s) !== sortValue(before, s))) keys.delete(w.slug)
+            }
+          }
+          const stable = initial.filter((r) => keys.has(r.slug)).sort(compareBy(s)).map((r) => r.slug)
+          const stableServedInOrder = served.filter((slug) => keys.has(slug))
+          assert.deepEqual(stableServedInOrder, stable, `${route} sort=${s ?? ''} limit=${limit}: ${served.join(' ')}`)
+          stableServed += stable.length
+        }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
+      t.diagnostic(`${name}: ${RUNS} walks, ${stableServed} stable posts served`)
     })
   })
 }
@@ -186,10 +296,28 @@ describeModel('PostgreSQL text[] tags', postgresServer, {
       published_at timestamp, updated_at timestamptz)`)
   },
   timestamp: isoText,
-  tags: (tags) => tags === null ? 'NULL' : `ARRAY[${tags.map(sqlText).join(', ')}]::text[]`
+  tags: (tags) => tags === null ? 'NULL' : `ARRAY[${tags.map(sqlText).join(', ')}]::text[]`,
+  nullTitles: true
+})
+describeModel('SQLite, titles NULL or case-insensitive', sqliteServer, {
+  table: async (db) => {
+    await db.exec('CREATE TABLE posts (slug TEXT NOT NULL UNIQUE, title TEXT COLLATE NOCASE, content TEXT, tags TEXT, published_at TEXT, updated_at TEXT)')
+  },
+  timestamp: isoText,
+  tags: jsonTags,
+  nullTitles: true
 })
 describeModel('MySQL', mysqlServer, {
   table: DEFAULT_TABLE,
   timestamp: (iso) => iso === null ? 'NULL' : sqlText(iso.slice(0, 23).replace('T', ' ')),
   tags: jsonTags
+})
+describeModel('MySQL, titles NULL in a case-insensitive collation', mysqlServer, {
+  table: async (db) => {
+    await db.exec(`CREATE TABLE posts (id INT AUTO_INCREMENT PRIMARY KEY, slug VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL UNIQUE,
+      title VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci, content TEXT, tags JSON, published_at DATETIME(3), updated_at DATETIME(3))`)
+  },
+  timestamp: (iso) => iso === null ? 'NULL' : sqlText(iso.slice(0, 23).replace('T', ' ')),
+  tags: jsonTags,
+  nullTitles: true
 })
