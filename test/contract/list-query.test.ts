@@ -7,14 +7,17 @@ import {
   canonicalSearch, decodeCursor, encodeCursor, MAX_CURSOR_LENGTH, nextCursorIn, nextLink, parseListQuery, parsePostQuery, type SortKey
 } from '../../src/contract/list-query.js'
 import { ProblemError } from '../../src/contract/problems.js'
+import { SORT_COLUMNS, type ListSort } from '../../src/contract/list-sort.js'
 
 const lookupableSlug = fc.string({ minLength: 1, maxLength: 200, unit: 'grapheme' }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s)) // eslint-disable-line no-control-regex
+const cursorValue = fc.oneof(fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'grapheme', maxLength: 60 }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s))) // eslint-disable-line no-control-regex
+/** Every sort but the default, whose cursors keep their original form. */
+const OTHER_SORTS = SORT_COLUMNS.flatMap((column): ListSort[] => [column, `-${column}`]).filter((sort) => sort !== '-published_at')
 const sortKey: fc.Arbitrary<SortKey> = fc.oneof(
   fc.record({ slug: lookupableSlug }),
-  fc.record({
-    slug: lookupableSlug,
-    publishedAt: fc.oneof(fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'grapheme', maxLength: 60 }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s))) // eslint-disable-line no-control-regex
-  })
+  fc.record({ slug: lookupableSlug, publishedAt: cursorValue }),
+  fc.record({ slug: lookupableSlug, sort: fc.constantFrom('slug', '-slug') as fc.Arbitrary<ListSort> }),
+  fc.record({ slug: lookupableSlug, sort: fc.constantFrom(...OTHER_SORTS.filter((sort) => !sort.endsWith('slug'))), value: cursorValue })
 )
 
 test('every sort key survives its cursor, which is base64url only', () => {
@@ -23,7 +26,7 @@ test('every sort key survives its cursor, which is base64url only', () => {
     assert.match(cursor, /^[A-Za-z0-9_-]+$/)
     const decoded = decodeCursor(cursor)
     // -0 is written 0: the same position.
-    assert.deepEqual(decoded, Object.is(key.publishedAt, -0) ? { ...key, publishedAt: 0 } : { ...key })
+    assert.deepEqual(decoded, Object.is(key.publishedAt, -0) ? { ...key, publishedAt: 0 } : Object.is(key.value, -0) ? { ...key, value: 0 } : { ...key })
   }), { numRuns: 2000 })
 })
 
@@ -48,7 +51,14 @@ test('cursors that are not exactly what encodeCursor makes are refused', () => {
     b64('["\\ud800"]'), b64('["x\\u0007","a"]'), Buffer.from([0x5b, 0x22, 0xff, 0x22, 0x5d]).toString('base64url'),
     'A'.repeat(MAX_CURSOR_LENGTH + 4), `${encodeCursor({ slug: 'ab' }).slice(0, -1)}x`
   ]
-  for (const cursor of refused) assert.equal(decodeCursor(cursor), undefined, cursor)
+  const sorted = [
+    b64('{"title":["a"]}'), b64('{"title":["x","a","b"]}'), b64('{"slug":["x","a"]}'), b64('{"slug":[null,"a"]}'), b64('{"-published_at":["x","a"]}'),
+    b64('{"Title":["x","a"]}'), b64('{"title":["x","a"],"slug":["a"]}'), b64('{}'), b64('{"title":"a"}'), b64('{"title":[true,"a"]}'), b64('{"title":["x",""]}'),
+    b64('{ "title":["x","a"]}'), b64('{"__proto__":["x","a"]}'), b64('{"--title":["x","a"]}'), b64('{"title":["x\u0000","a"]}')
+  ]
+  for (const cursor of [...refused, ...sorted]) assert.equal(decodeCursor(cursor), undefined, cursor)
+  assert.deepEqual(decodeCursor(b64('{"-title":["Été","a"]}')), { slug: 'a', sort: '-title', value: 'Été' })
+  assert.deepEqual(decodeCursor(b64('{"slug":["a"]}')), { slug: 'a', sort: 'slug' })
   assert.deepEqual(decodeCursor(b64('[1e+21,"a"]')), { slug: 'a', publishedAt: 1e21 })
   assert.deepEqual(decodeCursor(b64('["é"]')), { slug: 'é' })
 })
@@ -78,6 +88,11 @@ test('parameters are read from the request target, in any order and spelling, in
   assert.equal(nextLink('/api/blog', { limit: 2, tag: ['a'] }, { slug: 'z' }), `</api/blog?limit=2&after=${encodeCursor({ slug: 'z' })}&tag=a>; rel="next"`)
   assert.deepEqual(parsePostQuery('/api/blog/a?limit=0&tag=&fields=title'), { fields: ['slug', 'title'] })
   assert.deepEqual(parsePostQuery('/api/blog/a?limit=0'), {})
+  const titled = encodeCursor({ slug: 'b', sort: '-title', value: 'B' })
+  const sorted = parseListQuery(`/api/blog?sort=-title&limit=2&after=${titled}`)
+  assert.deepEqual(sorted, { limit: 2, after: { slug: 'b', sort: '-title', value: 'B' }, sort: '-title' })
+  assert.equal(canonicalSearch(sorted), `?limit=2&after=${titled}&sort=-title`)
+  assert.equal(nextLink('/api/blog', { limit: 2, sort: 'slug' }, { slug: 'z', sort: 'slug' }), `</api/blog?limit=2&after=${encodeCursor({ slug: 'z', sort: 'slug' })}&sort=slug>; rel="next"`)
 })
 
 test('filters take one canonical form: tags distinct and sorted bytewise, percent-encoded; instants in UTC', () => {
@@ -104,7 +119,12 @@ test('a malformed value is an invalid-query problem naming its parameter', () =>
     ['published_after=2023-02-29', 'published_after'], ['published_after=2024-05-01T24:00:00Z', 'published_after'], ['published_after=2024-05-01T23:59:60Z', 'published_after'],
     ['published_before=2024-05-01T09:30Z', 'published_before'], ['published_before=2024-05-01T09:30:00', 'published_before'], ['updated_after=1714550400', 'updated_after'],
     ['updated_after=', 'updated_after'], ['updated_after=2024-5-1', 'updated_after'], ['published_after=9999-12-31T23:00:00-02:00', 'published_after'],
-    ['count=exact', ''], ['count=', 'count'], ['count=estimated', 'count'], ['count=EXACT', 'count']
+    ['count=exact', ''], ['count=', 'count'], ['count=estimated', 'count'], ['count=EXACT', 'count'],
+    ...[...SORT_COLUMNS, ...SORT_COLUMNS.map((c) => `-${c}`)].map((sort) => [`sort=${sort}`, ''] as const),
+    ['sort=', 'sort'], ['sort=-', 'sort'], ['sort=--title', 'sort'], ['sort=Title', 'sort'], ['sort=%2Btitle', 'sort'], ['sort=title,slug', 'sort'], ['sort=id', 'sort'],
+    ['sort=title&sort=slug', 'sort'], [`sort=title&after=${encodeCursor({ slug: 'a', publishedAt: null })}`, 'after'],
+    [`after=${encodeCursor({ slug: 'a', sort: 'title', value: 'x' })}`, 'after'], [`sort=-title&after=${encodeCursor({ slug: 'a', sort: 'title', value: 'x' })}`, 'after'],
+    [`sort=title&after=${encodeCursor({ slug: 'a', sort: 'title', value: 'x' })}`, ''], [`sort=-published_at&after=${encodeCursor({ slug: 'a', publishedAt: null })}`, '']
   ] as const) {
     if (parameter === '') parseListQuery(`/?${search}`)
     else assert.match(problemOf(() => parseListQuery(`/?${search}`)), new RegExp(`\\b${parameter}\\b`), search)

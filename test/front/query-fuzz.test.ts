@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import fc from 'fast-check'
 import { decodeCursor, encodeCursor } from '../../src/contract/list-query.js'
+import { SORT_COLUMNS, type ListSort } from '../../src/contract/list-sort.js'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { assertProblem } from '../helpers/problem.js'
 import { buildTestFront } from '../helpers/tiers.js'
@@ -32,8 +33,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 const TAG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 // eslint-disable-next-line no-control-regex
 const NOT_IN_TAG = /[\u0000-\u001f\u007f-\u009f,]/
-const ACCEPTED = ['limit', 'after', 'fields', 'tag', 'tag_all', 'tag_not', 'published_after', 'published_before', 'updated_after', 'count']
+const ACCEPTED = ['limit', 'after', 'sort', 'fields', 'tag', 'tag_all', 'tag_not', 'published_after', 'published_before', 'updated_after', 'count']
 const TAG_SETS = ['tag', 'tag_all', 'tag_not'] as const
+const SORTS: readonly string[] = SORT_COLUMNS.flatMap((column) => [column, `-${column}`])
 
 /** A tag set's canonical text: 1 to 20 tags of 1 to 100 characters, no comma nor control character, distinct, sorted bytewise, percent-encoded. */
 function canonicalTags (text: string): string | undefined {
@@ -51,17 +53,21 @@ function expectedUpstreamPath (search: string): string | undefined {
   }
   const names = [...params.keys()]
   if (names.some((name) => !ACCEPTED.includes(name)) || new Set(names).size !== names.length) return undefined
-  const [limit, cursor, fields] = [one('limit'), one('after'), one('fields')]
-  if (limit === false || cursor === false || fields === false) return undefined
+  const [limit, cursor, sort, fields] = [one('limit'), one('after'), one('sort'), one('fields')]
+  if (limit === false || cursor === false || sort === false || fields === false) return undefined
+  if (sort !== null && !SORTS.includes(sort)) return undefined
   const parts: string[] = []
   if (limit !== null) {
     if (!/^[1-9][0-9]*$/.test(limit) || Number(limit) > 1000) return undefined
     parts.push(`limit=${limit}`)
   }
   if (cursor !== null) {
-    if (decodeCursor(cursor) === undefined) return undefined
+    const key = decodeCursor(cursor)
+    // A cursor names its order, unless it is the default one.
+    if (key === undefined || key.sort !== (sort === null || sort === '-published_at' ? undefined : sort)) return undefined
     parts.push(`after=${cursor}`)
   }
+  if (sort !== null) parts.push(`sort=${sort}`)
   if (fields !== null) {
     const names = fields.split(',')
     if (names.length > 100 || !names.every((name) => IDENTIFIER.test(name))) return undefined
@@ -80,10 +86,14 @@ function expectedUpstreamPath (search: string): string | undefined {
 
 const smallText = fc.string({ maxLength: 12, unit: 'binary' })
 const identifier = fc.stringMatching(IDENTIFIER, { size: 'xsmall' })
+const cursorValue = fc.oneof(fc.constant(undefined), fc.constant(null), fc.double({ noNaN: true }), smallText, fc.date({ noInvalidDate: true }).map((d) => d.toISOString()))
 const cursor = fc.record({
   slug: fc.oneof({ weight: 4, arbitrary: fc.stringMatching(TAG, { size: 'xsmall' }) }, { weight: 1, arbitrary: smallText }),
-  publishedAt: fc.oneof(fc.constant(undefined), fc.constant(null), fc.double({ noNaN: true }), smallText, fc.date({ noInvalidDate: true }).map((d) => d.toISOString()))
-}).map(({ slug, publishedAt }) => encodeCursor(publishedAt === undefined ? { slug } : { slug, publishedAt }))
+  value: cursorValue,
+  sort: fc.option(fc.constantFrom(...SORTS), { freq: 2 })
+}).map(({ slug, value, sort }) => encodeCursor(sort === null || sort === '-published_at'
+  ? (value === undefined ? { slug } : { slug, publishedAt: value })
+  : { slug, sort: sort as ListSort, ...(value === undefined || sort.endsWith('slug') ? {} : { value }) }))
 
 /** Mostly valid values (so that whole queries are often valid), and their near misses. */
 const value: Record<string, fc.Arbitrary<string>> = {
@@ -95,6 +105,7 @@ const value: Record<string, fc.Arbitrary<string>> = {
     { weight: 4, arbitrary: cursor },
     { weight: 2, arbitrary: fc.oneof(cursor.chain((c) => fc.tuple(fc.nat(c.length), fc.string({ minLength: 1, maxLength: 1 })).map(([i, ch]) => c.slice(0, i) + ch + c.slice(i + 1))), smallText) }
   ),
+  sort: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...SORTS) }, { weight: 1, arbitrary: fc.oneof(fc.constantFrom('', '-', '--title', 'Title', 'title,slug', '+title', 'id'), smallText) }),
   fields: fc.oneof(
     { weight: 4, arbitrary: fc.array(identifier, { minLength: 1, maxLength: 4 }).map((names) => names.join(',')) },
     { weight: 2, arbitrary: fc.oneof(fc.constantFrom('', ',', 'title,', 'a b', 'a-b', '1a'), smallText) }
@@ -107,7 +118,7 @@ const value: Record<string, fc.Arbitrary<string>> = {
 
 /** One `name=value` pair: a known parameter (possibly twice over the query) or an unknown one, percent-encoded or raw where that is safe. */
 const pair = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('limit', 'after', 'fields', ...TAG_SETS).chain((name) => fc.tuple(fc.constant(name), value[name] ?? smallText)) },
+  { weight: 4, arbitrary: fc.constantFrom('limit', 'after', 'sort', 'fields', ...TAG_SETS).chain((name) => fc.tuple(fc.constant(name), value[name] ?? smallText)) },
   { weight: 1, arbitrary: fc.tuple(fc.oneof(fc.constantFrom('page', 'offset', 'Limit', 'fields[]', 'tags', ''), smallText), smallText) }
 ).chain(([name, text]) => fc.boolean().map((raw) => {
   const encode = (s: string): string => raw && /^[\w,.~-]*$/.test(s) ? s : encodeURIComponent(s)

@@ -1,6 +1,6 @@
 // Hostile cursors on every store, through both tiers: an `after` of random JSON, of near-miss
-// timestamps (odd zones, out-of-range fields, eras), or of random text is a page or a 400
-// invalid-query, never a 5xx. SQLite always; PostgreSQL and MySQL when their test servers are
+// timestamps (odd zones, out-of-range fields, eras), or of random text, with or without a
+// `sort` (its own or another), is a page or a 400 invalid-query, never a 5xx. SQLite always; PostgreSQL and MySQL when their test servers are
 // set (mandatory in CI), as the store suites run.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -9,6 +9,7 @@ import { mysqlServer, postgresServer, seedTestStore, sqliteServer, type TestData
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiersOn, type Tiers } from '../helpers/tiers.js'
+import { SORT_COLUMNS, sortOrder, type ListSort } from '../../src/contract/list-sort.js'
 
 /** Generated cursors per store (each sent to the post API and to the front). */
 const RUNS = 500
@@ -52,6 +53,19 @@ const cursor = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 60 }) }
 )
 
+const SORTS: readonly ListSort[] = SORT_COLUMNS.flatMap((column): ListSort[] => [column, `-${column}`])
+
+/** Cursors of a sorted list (`{"<sort>": [value, slug]}`), sent with their own sort mostly, or another. */
+const sortedCursor = fc.tuple(
+  fc.constantFrom(...SORTS),
+  fc.oneof(timestampText, storeTimestamp, nearTimestamp, fc.jsonValue({ maxDepth: 1 }), fc.string({ maxLength: 12 })),
+  slug,
+  fc.option(fc.constantFrom(...SORTS), { freq: 3 })
+).map(([named, value, key, other]) => ({
+  after: encode({ [named]: sortOrder(named).column === 'slug' ? [key] : [value, key] }),
+  sort: other ?? named
+}))
+
 /** `typedDates`: whether the default table's published_at is a timestamp type (SQLite's is any value, so any text pages). */
 function describeCursorFuzz (name: string, server: TestServer, typedDates: boolean): void {
   describe(`${name}: hostile cursors`, { skip: server.skip }, () => {
@@ -67,9 +81,9 @@ function describeCursorFuzz (name: string, server: TestServer, typedDates: boole
       await db?.drop()
     })
 
-    const send = async (after: string): Promise<number> => {
+    const send = async (after: string, sort?: ListSort): Promise<number> => {
       let refused = 0
-      const search = `limit=2&after=${encodeURIComponent(after)}`
+      const search = `limit=2&after=${encodeURIComponent(after)}${sort === undefined ? '' : `&sort=${sort}`}`
       for (const [base, route] of [[tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog']] as const) {
         const response = await get(base, `${route}?${search}`)
         assert.ok(response.status < 500, `${route} after=${after}: ${response.status} ${response.text}`)
@@ -93,6 +107,14 @@ function describeCursorFuzz (name: string, server: TestServer, typedDates: boole
       await fc.assert(fc.asyncProperty(cursor, async (after) => { refused += await send(after) }),
         { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
       t.diagnostic(`${name}: ${RUNS} fuzzed cursors (+${FIXED.length} fixed), each sent to both tiers; ${refused} of ${RUNS * 2} answers were 400`)
+    })
+
+    test(`${RUNS} random cursors of sorted lists: never a 5xx at either tier`, { timeout: 300_000 }, async (t) => {
+      let refused = 0
+      const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
+      await fc.assert(fc.asyncProperty(sortedCursor, async ({ after, sort }) => { refused += await send(after, sort) }),
+        { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
+      t.diagnostic(`${name}: ${RUNS} fuzzed sorted cursors, each sent to both tiers; ${refused} of ${RUNS * 2} answers were 400`)
     })
   })
 }
