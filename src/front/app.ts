@@ -23,6 +23,7 @@ import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstr
 import { capMaxAge } from '../contract/posts-schedule.js'
 import { watchScheduledInstant } from './scheduled-instant.js'
 import { previewIn } from '../contract/preview.js'
+import { BLOG_ROUTE, neighbourLink } from '../contract/neighbours.js'
 import { relayPreview } from './preview-relay.js'
 import type { UpstreamClient } from './upstream/client.js'
 
@@ -116,6 +117,10 @@ export function buildFrontApp ({
     const post = await cache.post(slug, query, request.id, () => answerable(request))
     if (post.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     flagStale(reply, post.stale)
+    // Our own route; a neighbour whose slug this front would refuse is not linked.
+    const { prev, next } = post.body.neighbours ?? {}
+    const link = neighbourLink(BLOG_ROUTE, { ...(prev !== undefined && isValidSlug(prev) ? { prev } : {}), ...(next !== undefined && isValidSlug(next) ? { next } : {}) })
+    if (link !== undefined) reply.header('link', link)
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
 

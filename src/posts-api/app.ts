@@ -136,7 +136,8 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
-    return await sendRepresentation(request, reply, post, await cacheControlFor(reply, version))
+    if (post.link !== undefined) reply.header('link', post.link)
+    return await sendRepresentation(request, reply, post.representation, await cacheControlFor(reply, version))
   }
 
   /** The version of the posts now (null: the store cannot tell), read after the request arrived. */

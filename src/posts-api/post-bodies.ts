@@ -16,6 +16,8 @@ import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
 import type { ConcurrencyGate } from '../lib/concurrency-gate.js'
 import { createListCounts } from './list-counts.js'
 import { createTagBodies } from './tag-bodies.js'
+import { neighbourLink, POST_ROUTE } from '../contract/neighbours.js'
+import { readNeighbourIndex, type NeighbourIndex } from './neighbour-index.js'
 
 /** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
@@ -39,11 +41,19 @@ export type ListBody =
   /** Too large to hold: stream it. `etag` is set when a change token identifies the content. */
   | { kind: 'large', etag: string | undefined, total?: number }
 
+/** A post, and the Link header to its neighbours (src/contract/neighbours.ts), which its ETag covers. */
+export interface PostBody {
+  representation: Representation
+  link?: string
+}
+
 interface Generation {
   /** The store's change token, which is also the version the front sees. */
   token: string
   lists: BuildCache<ListBody>
-  posts: BuildCache<Representation | null>
+  posts: BuildCache<PostBody | null>
+  /** The default list's slugs, read at the first detail answer of this version. */
+  neighbours?: Promise<NeighbourIndex>
 }
 
 /** A body, and the version it was read under (undefined: the store cannot tell). */
@@ -54,7 +64,7 @@ export interface Versioned<T> {
 
 export interface PostBodies {
   /** Rejects with StoreQueryError, before reading anything, when the table cannot answer `query`. The body is null when no post has `slug`. */
-  post: (slug: string, query?: PostQuery) => Promise<Versioned<Representation | null>>
+  post: (slug: string, query?: PostQuery) => Promise<Versioned<PostBody | null>>
   list: (query?: ListQuery) => Promise<Versioned<ListBody>>
   /** Every tag with its number of posts (src/contract/tag-counts.ts). */
   tags: () => Promise<Versioned<Representation>>
@@ -69,6 +79,7 @@ export interface PostBodies {
 }
 
 const sizeOfBody = (representation: Representation | null): number => representation === null ? 64 : heldSizeOf(representation.body)
+const sizeOfPost = (post: PostBody | null): number => post === null ? 64 : heldSizeOf(post.representation.body) + (post.link?.length ?? 0)
 const sizeOfList = (list: ListBody): number => list.kind === 'whole' ? sizeOfBody(list.representation) : 256
 
 /** Told of each body a request gets: `built` for it from the store, or reused (src/ops/store-metrics.ts). */
@@ -93,15 +104,30 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       current = {
         token,
         lists: createBuildCache({ max: MAX_CACHED_LISTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfList }),
-        posts: createBuildCache({ max: MAX_CACHED_POSTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfBody })
+        posts: createBuildCache({ max: MAX_CACHED_POSTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfPost })
       }
     }
     return current
   }
 
-  async function buildPost (slug: string, query: PostQuery): Promise<Representation | null> {
+  /** The neighbour index of `generation` (read once, again after a failed read), or a fresh one without a version. */
+  async function neighbourIndex (generation: Generation | undefined): Promise<NeighbourIndex> {
+    if (generation === undefined) return await readNeighbourIndex(store)
+    generation.neighbours ??= readNeighbourIndex(store)
+    const reading = generation.neighbours
+    return await reading.catch((err: unknown) => {
+      if (generation.neighbours === reading) delete generation.neighbours
+      throw err
+    })
+  }
+
+  async function buildPost (slug: string, query: PostQuery, generation: Generation | undefined): Promise<PostBody | null> {
     const post = await store.findPostBySlug(slug, query)
-    return post === undefined ? null : createRepresentation(Buffer.from(JSON.stringify(post)))
+    if (post === undefined) return null
+    const body = Buffer.from(JSON.stringify(post))
+    const link = neighbourLink(POST_ROUTE, (await neighbourIndex(generation)).neighboursOf(slug) ?? {})
+    // A neighbour that changes leaves the body as it was: the validator covers the links too.
+    return link === undefined ? { representation: createRepresentation(body) } : { representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${link}`)]))), link }
   }
 
   async function buildList (query: ListQuery, token: string | undefined): Promise<ListBody> {
@@ -133,14 +159,14 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       const token = await readChangeToken()
       if (token === undefined) {
         onBody?.('post', true)
-        return { body: await gated(() => buildPost(slug, query)), version: undefined }
+        return { body: await gated(() => buildPost(slug, query, undefined)), version: undefined }
       }
       let built = false
       const generation = generationFor(token)
       // A slug never holds a control character (the route refuses them): the key is unambiguous.
       const body = generation.posts.get(`${slug}\n${canonicalSearch(query)}`, () => {
         built = true
-        return gated(() => buildPost(slug, query))
+        return gated(() => buildPost(slug, query, generation))
       })
       onBody?.('post', built)
       return { body: await body, version: generation.token }

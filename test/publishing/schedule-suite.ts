@@ -63,6 +63,36 @@ export function describeSchedule (name: string, server: TestServer, { propertyRu
       }
     })
 
+    test('detail answers link to their published neighbours, each tier to its own route, and a scheduled post moves them on time', async () => {
+      const clock = createClock(NOW)
+      const tiers = await startPublishingTiers(database, { publishedOnly: true, clock })
+      try {
+        const linkOf = async (base: string, path: string, etag?: string): Promise<{ status: number, link: unknown, etag: unknown }> => {
+          const answer = await get(base, path, etag === undefined ? {} : { 'if-none-match': etag })
+          return { status: answer.status, link: answer.headers.link, etag: answer.headers.etag }
+        }
+        // Public now: null-flags, live, Legacy-Case (newest first); the front refuses Legacy-Case's slug, so links no such neighbour.
+        assert.equal((await linkOf(tiers.posts.url, '/api/post/live')).link, '</api/post/null-flags>; rel="prev", </api/post/Legacy-Case>; rel="next"')
+        assert.equal((await linkOf(tiers.front.url, '/api/blog/live')).link, '</api/blog/null-flags>; rel="prev"')
+        assert.equal((await linkOf(tiers.posts.url, '/api/post/Legacy-Case')).link, '</api/post/live>; rel="prev"')
+        const before = { posts: await linkOf(tiers.posts.url, '/api/post/null-flags'), front: await linkOf(tiers.front.url, '/api/blog/null-flags') }
+        assert.equal(before.posts.link, '</api/post/live>; rel="next"')
+        assert.equal(before.front.link, '</api/blog/live>; rel="next"')
+        clock.set(SCHEDULED_AT)
+        // The same body, new neighbours: never a 304 for the old validator.
+        for (const [base, path, tier, route] of [[tiers.posts.url, '/api/post/null-flags', 'posts', '/api/post/'], [tiers.front.url, '/api/blog/null-flags', 'front', '/api/blog/']] as const) {
+          const after = await linkOf(base, path, String(before[tier].etag))
+          assert.equal(after.status, 200, path)
+          assert.equal(after.link, `<${route}scheduled>; rel="prev", <${route}live>; rel="next"`)
+          assert.notEqual(after.etag, before[tier].etag)
+          assert.equal((await linkOf(base, path, String(after.etag))).status, 304)
+        }
+        assert.equal((await linkOf(tiers.front.url, '/api/blog/scheduled')).link, '</api/blog/null-flags>; rel="next"')
+      } finally {
+        await tiers.close()
+      }
+    })
+
     test('published_at is compared with now as a time, whatever the column type holds', async () => {
       // NOW is 2025-06-01T12:00:00Z; each case: a column type, its value (SQL), and whether it is public at NOW.
       const cases: Record<string, Array<[type: string, value: string, visible: boolean]>> = {

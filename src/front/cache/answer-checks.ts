@@ -7,6 +7,7 @@ import { isTagCounts } from '../../contract/tag-counts.js'
 import { encodeCursor, nextCursorIn, TOTAL_COUNT_HEADER, type SortKey } from '../../contract/list-query.js'
 import { PROBLEM_TYPE_BASE, ProblemError, RETRY_AFTER_S } from '../../contract/problems.js'
 import { isStorableText } from '../../contract/slug.js'
+import { neighboursIn, POST_ROUTE, type Neighbours } from '../../contract/neighbours.js'
 import { createRepresentation, etagOf, type Representation } from '../../http/representation.js'
 import type { UpstreamResponse } from '../upstream/client.js'
 
@@ -19,6 +20,8 @@ export interface CheckedBody {
   next?: SortKey
   /** Lists with `count=exact` only: the upstream's X-Total-Count. */
   total?: number
+  /** Posts only: the neighbours the upstream's Link names. */
+  neighbours?: Neighbours
 }
 
 /**
@@ -72,15 +75,18 @@ export function checkBody (response: UpstreamResponse, expected: Expected): { bo
     throw badResponse('The upstream post API did not answer with the requested post.')
   }
   const next = nextCursor(response, expected)
+  const neighbours = neighboursOf(response, expected)
   const upstreamEtag = strongEtag(response.headers.etag)
-  // Without the upstream's validator, ours must cover the next link as well as the bytes.
-  const etag = upstreamEtag ?? etagOf(next === undefined ? response.body : Buffer.concat([response.body, Buffer.from(`\n${encodeCursor(next)}`)]))
+  // Without the upstream's validator, ours must cover the links as well as the bytes.
+  const links = `${next === undefined ? '' : `\n${encodeCursor(next)}`}${neighbours === undefined ? '' : `\n${JSON.stringify(neighbours)}`}`
+  const etag = upstreamEtag ?? etagOf(links === '' ? response.body : Buffer.concat([response.body, Buffer.from(links)]))
   const total = totalCount(response, expected)
   const body = {
     representation: createRepresentation(response.body, etag === upstreamEtag || total === undefined ? etag : etagOf(Buffer.from(`${etag}\ntotal ${total}`))),
     empty: Array.isArray(value) && value.length === 0,
     ...(next === undefined ? {} : { next }),
-    ...(total === undefined ? {} : { total })
+    ...(total === undefined ? {} : { total }),
+    ...(neighbours === undefined ? {} : { neighbours })
   }
   return { body, upstreamEtag }
 }
@@ -104,6 +110,15 @@ export function nextCursor (response: UpstreamResponse, expected: Expected): Sor
   const next = nextCursorIn(Array.isArray(header) ? header.join(', ') : header)
   if (next === null) throw badResponse('The upstream post API sent a next link without a valid cursor.')
   return next
+}
+
+/** A post's neighbours, from the upstream's Link header (links to its own detail route). */
+export function neighboursOf (response: UpstreamResponse, expected: Expected): Neighbours | undefined {
+  const header = response.headers.link
+  if (expected.kind !== 'post' || header === undefined) return undefined
+  const neighbours = neighboursIn(Array.isArray(header) ? header.join(', ') : header, POST_ROUTE)
+  if (neighbours === undefined) throw badResponse('The upstream post API sent a neighbour link that is not to a post.')
+  return neighbours.prev === undefined && neighbours.next === undefined ? undefined : neighbours
 }
 
 /** The upstream refused the query's parameters (a column it lacks, no tags): the client's 400, with its detail. */

@@ -6,6 +6,7 @@
 // (answer-checks.ts); what is held, and served in place of a failure, is copies.ts. Pages of a
 // list shape that clients page through often are answered from that shape's keyed list
 // (page-index.ts).
+import { POST_ROUTE } from '../../contract/neighbours.js'
 import type { Readable } from 'node:stream'
 import type { BodyLimits } from '../../contract/body-limits.js'
 import { AbandonedCallError, createCoalescer } from '../../lib/coalescer.js'
@@ -178,7 +179,7 @@ export function createUpstreamCache ({
     async post (slug, query, requestId, wanted) {
       const search = canonicalSearch(query)
       // Built from the encoded slug only; never `new URL(slug, base)`, which resolves dot segments and `//host`.
-      const fetched = await answer(`/api/post/${encodeURIComponent(slug)}${search}`, { kind: 'post', slug, queried: search !== '' }, requestId, wanted)
+      const fetched = await answer(`${POST_ROUTE}${encodeURIComponent(slug)}${search}`, { kind: 'post', slug, queried: search !== '' }, requestId, wanted)
       if (fetched.kind === 'stream') throw new Error('a post is never streamed')
       return fetched
     }
