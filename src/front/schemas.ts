@@ -30,7 +30,7 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
       operationId: 'listPosts',
       summary: 'Every post, or a page of them',
       description: 'The upstream post API\'s list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. ' +
-        'The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, ' +
+        'The list parameters trim it (`fields`), page it (`limit`, `after`), order it (`sort`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, ' +
         '`published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 ' +
         '`invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.',
       tags: ['posts'],
@@ -50,7 +50,7 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
       operationId: 'getPost',
       summary: 'One post, by its slug',
       description: 'The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream\'s post, byte for byte. ' +
-        '`fields` keeps only those columns.',
+        '`fields` keeps only those columns. `Link` names its neighbours in the default list order, on this route.',
       tags: ['posts'],
       querystring: PREVIEW_POST_QUERY,
       params: slugParams(slug.source, `\`SLUG_PATTERN\`${slug.flags === '' ? '' : ` (flags \`${slug.flags}\`)`}, at most ${SLUG_MAX_LENGTH} characters, never \`.\` nor \`..\`, checked after percent-decoding.`),
@@ -58,10 +58,10 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
       response: {
         200: {
           description: 'The post whose `slug` is this one.',
-          headers: { ...successHeaders(true), 'Cache-Status': CACHE_STATUS },
+          headers: { ...successHeaders(true), Link: headerSchemas.neighbours, 'Cache-Status': CACHE_STATUS },
           content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
         },
-        304: withCacheStatus(notModifiedResponse(true)),
+        304: withNeighbours(withCacheStatus(notModifiedResponse(true))),
         ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', ...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
       }
     },
@@ -87,6 +87,11 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
 
 function withCacheStatus (response: ReturnType<typeof notModifiedResponse>): ReturnType<typeof notModifiedResponse> {
   return { ...response, headers: { ...response.headers, 'Cache-Status': CACHE_STATUS } }
+}
+
+/** A post's 304 carries its neighbour links too. */
+function withNeighbours (response: ReturnType<typeof notModifiedResponse>): ReturnType<typeof notModifiedResponse> {
+  return { ...response, headers: { ...response.headers, Link: headerSchemas.neighbours } }
 }
 
 /** A page's 304 carries its next link too. */

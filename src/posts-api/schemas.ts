@@ -37,7 +37,7 @@ export const POSTS_ROUTE_SCHEMAS = {
   list: {
     operationId: 'listPosts',
     summary: 'Every row of `posts`, or a page of them',
-    description: 'Newest first by `published_at` when the table has it (undated posts last), ties and tables without it by `slug` (bytewise). ' +
+    description: 'Newest first by `published_at` when the table has it (undated posts last), ties and tables without it by `slug` (bytewise); `sort` orders otherwise. ' +
       'A list over 8 MiB is streamed: no `Content-Length`, no compression, and an ETag only when the store tracks changes; a page ' +
       '(`limit`) is built whole. The list parameters are checked against the table too (a column it lacks, no `tags`, no date column for a date window: 400 `invalid-query`).',
     tags: ['posts'],
@@ -56,7 +56,8 @@ export const POSTS_ROUTE_SCHEMAS = {
   post: {
     operationId: 'getPost',
     summary: 'The row whose `slug` is this one',
-    description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation); `fields` keeps only those columns.',
+    description: 'Matched exactly (case, accents and trailing spaces count, whatever the column\'s collation); `fields` keeps only those columns. ' +
+      '`Link` names its neighbours in the default list order.',
     tags: ['posts'],
     querystring: PREVIEW_POST_QUERY,
     // No control characters (nor lone surrogates, which a pattern cannot say): anything a store can hold.
@@ -65,10 +66,10 @@ export const POSTS_ROUTE_SCHEMAS = {
     response: {
       200: {
         description: 'The post.',
-        headers: { ...successHeaders(true), 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
+        headers: { ...successHeaders(true), Link: headerSchemas.neighbours, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT },
         content: { [JSON_MEDIA_TYPE]: { schema: POST_REF } }
       },
-      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
+      304: { ...notModifiedResponse(true), headers: { ...notModifiedResponse(true).headers, Link: headerSchemas.neighbours, 'Posts-Version': POSTS_VERSION, 'Posts-Scheduled-At': POSTS_SCHEDULED_AT } },
       ...problemResponses(['invalid-slug', 'invalid-query', 'post-not-found', 'store-unavailable'])
     }
   },
@@ -100,7 +101,7 @@ export const POSTS_ROUTE_SCHEMAS = {
   keyed: {
     operationId: 'getKeyedList',
     summary: 'Every post of a list shape, each after its cursor',
-    description: 'The list of `fields`, the filters and `formats` (`limit`, `after` and `count` are ignored), in list order, one line per post: its cursor (what ' +
+    description: 'The list of `fields`, `sort`, the filters and `formats` (`limit`, `after` and `count` are ignored), in list order, one line per post: its cursor (what ' +
       '`after` takes to resume after it), a space, the post as the list serves it, a line feed. A front holds it to answer any page of ' +
       'that shape from memory, confirmed by the version it is labelled with. Streamed, never cached.',
     tags: ['posts'],

@@ -63,6 +63,15 @@ describe('the typed client against a running front', () => {
     assert.deepEqual(Object.entries(trimmed), [['slug', 'two-tiers'], ['title', 'Why two tiers'], ['author', 'Grace']], 'in the table\'s order')
     assert.deepEqual((await client.listPosts({ tag: 'intro', fields: ['slug'] })).map((post) => post.slug), ['hello-world'])
     assert.deepEqual(await client.listPage({ limit: 5, tag: 'no-such-tag' }), { posts: [], after: undefined })
+    // Sorted by title, a page at a time: the cursor belongs to that order.
+    const titles: string[] = []
+    let sorted: string | undefined
+    do {
+      const page = await client.listPage({ limit: 1, sort: '-title', fields: ['title'], ...(sorted === undefined ? {} : { after: sorted }) })
+      titles.push(...page.posts.map((post) => String(post.title)))
+      sorted = page.after
+    } while (sorted !== undefined)
+    assert.deepEqual(titles, (await client.listPosts({ fields: ['title'] })).map((post) => String(post.title)).sort().reverse())
     for (const attempt of [() => client.listPage({ limit: 0 }), () => client.listPosts({ fields: ['no_such_column'] }), () => client.listPosts({ fields: [] }), () => client.getPost('two-tiers', { fields: ['a-b'] })]) {
       assert.equal((await problemOf(attempt())).kind, 'invalid-query')
     }

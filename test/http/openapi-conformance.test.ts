@@ -93,7 +93,7 @@ describe('the post API answers as its OpenAPI document says', () => {
     assert.match(String(first.headers.link), /rel="next"/)
     assert.equal((await request('/api/posts?limit=2', { 'if-none-match': String(first.headers.etag) })).status, 304)
     assert.equal((await request('/api/posts?limit=0')).status, 400)
-    assert.equal((await request('/api/posts?sort=title')).status, 400)
+    assert.equal((await request('/api/posts?sort_by=title')).status, 400)
     const tags = await request('/api/posts/tags')
     assert.equal(tags.status, 200)
     assert.equal((await request('/api/posts/tags', { 'if-none-match': String(tags.headers.etag) })).status, 304)

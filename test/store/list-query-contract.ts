@@ -180,13 +180,13 @@ export function describeListQueryContract (name: string, server: TestServer, fix
           assert.equal((await get(tiers[tier].url, `${ROUTES[tier]}?`)).text, plain.text)
           assert.equal(plain.headers.link, undefined)
           for (const [search, named] of [
-            ['sort=title', /Unknown parameter "sort"\./], ['q=hello', /"q"/], ['offset=2', /"offset"/], ['tags=sql', /"tags"/],
+            ['sort_by=title', /Unknown parameter "sort_by"\./], ['q=hello', /"q"/], ['offset=2', /"offset"/], ['tags=sql', /"tags"/],
             ['foo=bar&limits=2&page=3&', /Unknown parameters "foo", "limits", "page"\./], ['limit=2&limit=2', /Repeated parameter "limit"\./],
             ['tag=a&tag=b&Tag=c', /Unknown parameter "Tag"\. Repeated parameter "tag"\./]
           ] as const) {
             const problem = assertProblem(await get(tiers[tier].url, `${ROUTES[tier]}?${search}`), 'invalid-query')
             assert.match(String(problem.detail), named, search)
-            assert.match(String(problem.detail), /The accepted parameters are limit, after, fields, tag\b/, search)
+            assert.match(String(problem.detail), /The accepted parameters are limit, after, sort, fields, tag\b/, search)
           }
         }
       })
@@ -257,6 +257,16 @@ export function describeListQueryContract (name: string, server: TestServer, fix
         const dated = encodeCursor({ slug: 'a', publishedAt: '2024-01-01T00:00:00.000Z' })
         for (const [base, route] of [[tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog']] as const) {
           assert.match(String(assertProblem(await get(base, `${route}?limit=2&after=${dated}`), 'invalid-query').detail), /\bafter\b/)
+        }
+        // Sorts by the columns it has; one it lacks is the upstream's 400, relayed with its detail.
+        for (const tier of ['posts', 'front'] as const) {
+          assert.deepEqual(await walk(tiers, tier, 'limit=3&sort=title', 3), { slugs: ['a', 'b', 'c', 'Z'], pages: 2 })
+          assert.deepEqual(await walk(tiers, tier, 'limit=1&sort=-slug', 1), { slugs: ['c', 'b', 'a', 'Z'], pages: 4 })
+        }
+        for (const sort of ['-published_at', 'updated_at']) {
+          const missing = assertProblem(await get(tiers.posts.url, `/api/posts?sort=${sort}`), 'invalid-query')
+          assert.equal(missing.detail, `The sort parameter names ${sort.replace('-', '')}, which is not a column of the posts table.`)
+          assert.equal(assertProblem(await get(tiers.front.url, `/api/blog?limit=2&sort=${sort}`), 'invalid-query').detail, missing.detail)
         }
       })
     })

@@ -80,6 +80,8 @@ export interface ListOptions<P extends PostShape = Post, F extends FieldName<P> 
   fields?: readonly F[]
   /** Only the posts whose `tags` hold this one. */
   tag?: ListQuery['tag']
+  /** The order: `title`, `-updated_at`… (default `-published_at`, newest first); a page's `after` belongs to its order. */
+  sort?: ListQuery['sort']
   /** Adds `C_html` and/or `C_text` for each Markdown column `C` served (`content_html`, `content_text`). */
   formats?: ReadonlyArray<'html' | 'text'>
 }
@@ -95,7 +97,7 @@ export interface PageOptions<P extends PostShape = Post, F extends FieldName<P> 
 export type PostOptions<P extends PostShape = Post, F extends FieldName<P> = FieldName<P>> = RequestOptions & Pick<ListOptions<P, F>, 'fields' | 'formats'>
 
 export interface Page<T = Post> {
-  /** At most `limit` posts, newest first; `[]` past the end. */
+  /** At most `limit` posts, in list order; `[]` past the end. */
   posts: T[]
   /** The cursor of the next page, to pass as `after`; undefined on the last page. */
   after: string | undefined
@@ -132,9 +134,9 @@ export function createBlogClient<P extends PostShape = Post> ({ baseUrl, fetch: 
   }
 
   /** The list's answer; the front's 404 `no-posts` is an empty list. */
-  async function list<T> ({ fields, tag, formats, ...options }: ListOptions<P>, page: Pick<ListQuery, 'limit' | 'after'> = {}): Promise<{ body: T[], headers: Headers | undefined }> {
+  async function list<T> ({ fields, tag, sort, formats, ...options }: ListOptions<P>, page: Pick<ListQuery, 'limit' | 'after'> = {}): Promise<{ body: T[], headers: Headers | undefined }> {
     try {
-      return await get<T[]>('api/blog', { ...page, fields: fields?.join(','), tag, formats: formats?.join(',') }, options)
+      return await get<T[]>('api/blog', { ...page, sort, fields: fields?.join(','), tag, formats: formats?.join(',') }, options)
     } catch (err) {
       if (err instanceof BlogApiProblem && err.kind === 'no-posts') return { body: [], headers: undefined }
       throw err

@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * Every post, or a page of them
-         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, `published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 `invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.
+         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`), order it (`sort`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, `published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 `invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.
          */
         get: operations["listPosts"];
         put?: never;
@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * One post, by its slug
-         * @description The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream's post, byte for byte. `fields` keeps only those columns.
+         * @description The slug is checked first (400 `invalid-slug`, and the upstream is not called); then the upstream's post, byte for byte. `fields` keeps only those columns. `Link` names its neighbours in the default list order, on this route.
          */
         get: operations["getPost"];
         put?: never;
@@ -300,8 +300,10 @@ export interface operations {
                 formats?: string;
                 /** @description A page: at most this many posts (plain digits, 1 to 1000), with a `Link` to the next page when more follow. */
                 limit?: number;
-                /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). */
+                /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). It belongs to the order of its list: with another `sort`, a 400 `invalid-query`. */
                 after?: string;
+                /** @description The list order: a column (`published_at`, `updated_at`, `title`, `slug`; one the table lacks is a 400 `invalid-query`), ascending, or descending after `-`; default `-published_at` (newest first). Ties by `slug` ascending, posts without a value last in both directions; text by Unicode code points (`B` before `a`, `a` before `a `), on every store. */
+                sort?: "published_at" | "-published_at" | "updated_at" | "-updated_at" | "title" | "-title" | "slug" | "-slug";
                 /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold any of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
                 tag?: string;
                 /** @description Only posts whose `tags` (a JSON array of strings, or a PostgreSQL `text[]`) hold every one of these tags: 1 to 20 tags separated by commas, each 1 to 100 characters without a comma or control character, matched exactly (case counts; percent-encode `+` and the like). A table without such a `tags` column is a 400 `invalid-query`. */
@@ -625,6 +627,8 @@ export interface operations {
                     Vary: string;
                     /** @description Set when the body is compressed. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 8288: the post's neighbours in the default list order, on this tier's own detail route (the slug percent-encoded): `rel="prev"` the newer post, `rel="next"` the older one; either is absent at an end of the list. As fresh as the post, and covered by its ETag. */
+                    Link?: string;
                     /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
                     "Cache-Status"?: string;
                     [name: string]: unknown;
@@ -646,6 +650,8 @@ export interface operations {
                     Vary: string;
                     /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
                     "Cache-Status"?: string;
+                    /** @description RFC 8288: the post's neighbours in the default list order, on this tier's own detail route (the slug percent-encoded): `rel="prev"` the newer post, `rel="next"` the older one; either is absent at an end of the list. As fresh as the post, and covered by its ETag. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -4,6 +4,7 @@
 // serialised, every column of the row included (src/http/representation.ts).
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../../contract/list-filter.js'
 import { MAX_CURSOR_LENGTH, MAX_FIELDS, MAX_PAGE_SIZE } from '../../contract/list-query.js'
+import { DEFAULT_SORT, SORT_COLUMNS } from '../../contract/list-sort.js'
 import { SLUG_MAX_LENGTH } from '../../contract/slug.js'
 
 /** A response as @fastify/swagger reads it: description, headers, and a body per media type (none: `type: 'null'`). */
@@ -86,6 +87,12 @@ export const headerSchemas = {
     description: 'RFC 8288, when more posts follow this page: `<ROUTE?limit=N&after=CURSOR&…>; rel="next"`, the next page on ' +
       'this tier\'s own route (a relative reference), with every other parameter of this one.'
   },
+  neighbours: {
+    type: 'string',
+    pattern: '^<[^<>]+>; rel="(?:prev|next)"(?:, <[^<>]+>; rel="next")?$',
+    description: 'RFC 8288: the post\'s neighbours in the default list order, on this tier\'s own detail route (the slug percent-encoded): ' +
+      '`rel="prev"` the newer post, `rel="next"` the older one; either is absent at an end of the list. As fresh as the post, and covered by its ETag.'
+  },
   retryAfter: {
     type: 'string',
     pattern: '^(?:\\d+|[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT)$',
@@ -158,7 +165,15 @@ export const LIST_QUERY = {
       minLength: 1,
       maxLength: MAX_CURSOR_LENGTH,
       pattern: '^[A-Za-z0-9_-]+$',
-      description: 'The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset).'
+      description: 'The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). ' +
+        'It belongs to the order of its list: with another `sort`, a 400 `invalid-query`.'
+    },
+    sort: {
+      type: 'string',
+      enum: SORT_COLUMNS.flatMap((column) => [column, `-${column}`]),
+      description: `The list order: a column (${SORT_COLUMNS.map((c) => `\`${c}\``).join(', ')}; one the table lacks is a 400 \`invalid-query\`), ` +
+        `ascending, or descending after \`-\`; default \`${DEFAULT_SORT}\` (newest first). Ties by \`slug\` ascending, posts without a value ` +
+        'last in both directions; text by Unicode code points (`B` before `a`, `a` before `a `), on every store.'
     },
     tag: tagSet('any'),
     tag_all: tagSet('every one'),
