@@ -271,6 +271,34 @@ export function describeListQueryContract (name: string, server: TestServer, fix
       })
     })
 
+    test('detail answers link to their neighbours in the list order, each tier on its own route, and a write moves them at once', async () => {
+      await withDefaultTable(DATED, async (tiers) => {
+        const order = slugsOf(await get(tiers.posts.url, '/api/posts?fields=slug'))
+        const frontSlug = (slug: string | undefined): string | undefined => slug !== undefined && /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug) ? slug : undefined
+        const expectedLink = (route: string, prev: string | undefined, next: string | undefined): string | undefined => {
+          const links = [...(prev === undefined ? [] : [`<${route}${prev}>; rel="prev"`]), ...(next === undefined ? [] : [`<${route}${next}>; rel="next"`])]
+          return links.length === 0 ? undefined : links.join(', ')
+        }
+        for (const [i, slug] of order.entries()) {
+          assert.equal((await get(tiers.posts.url, `/api/post/${slug}`)).headers.link, expectedLink('/api/post/', order[i - 1], order[i + 1]), slug)
+          // The front links no slug it would refuse (Zed).
+          if (frontSlug(slug) !== undefined) {
+            assert.equal((await get(tiers.front.url, `/api/blog/${slug}`)).headers.link, expectedLink('/api/blog/', frontSlug(order[i - 1]), frontSlug(order[i + 1])), slug)
+          }
+        }
+        const before = { posts: await get(tiers.posts.url, '/api/post/newest'), front: await get(tiers.front.url, '/api/blog/newest') }
+        await db.exec(insert('between', '2024-04-01T00:00:00Z'))
+        for (const [tier, path, route] of [['posts', '/api/post/newest', '/api/post/'], ['front', '/api/blog/newest', '/api/blog/']] as const) {
+          const after = await get(tiers[tier].url, path, { 'if-none-match': String(before[tier].headers.etag) })
+          assert.equal(after.status, 200, `${path}: the same body, another neighbour, never a 304`)
+          assert.equal(after.text, before[tier].text)
+          assert.equal(after.headers.link, `<${route}between>; rel="next"`)
+        }
+        assert.equal((await get(tiers.posts.url, '/api/post/between')).headers.link, '</api/post/newest>; rel="prev", </api/post/Zed>; rel="next"')
+        assert.equal((await get(tiers.front.url, '/api/blog/between')).headers.link, '</api/blog/newest>; rel="prev"')
+      })
+    })
+
     test('every malformed value is a 400 invalid-query naming its parameter, the same at both tiers', async () => {
       await withDefaultTable(DATED, async (tiers) => {
         const cursor = /after=([^&>]+)/.exec(String((await get(tiers.posts.url, '/api/posts?limit=2')).headers.link))?.[1] ?? assert.fail('a cursor')
