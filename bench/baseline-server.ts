@@ -1,6 +1,6 @@
 // "The limit": one node:http process answering the front's routes with the service's
 // bytes from memory: no framework, no upstream, no store. Every benchmark figure is a ratio to it.
-// Besides the list and the posts, it answers the `page` scenario's request.
+// Besides the list and the posts, it answers the `page` and `sorted-page` scenarios' requests.
 //   node --import tsx bench/baseline-server.ts --db bench/.data/posts-g1-n1000.db --port 4000
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http'
 import { parseArgs } from 'node:util'
@@ -9,7 +9,7 @@ import { SECURITY_HEADERS } from '../src/http/app.js'
 import { encodeCursor, parseListQuery, type ListQuery } from '../src/contract/list-query.js'
 import { etagOf } from '../src/http/representation.js'
 import { createSlugValidator } from '../src/contract/slug.js'
-import { PAGE_FIELDS } from './scenarios.js'
+import { PAGE_FIELDS, PAGE_SIZE, SORTED_PAGE_PATH } from './scenarios.js'
 
 interface Entity {
   body: Buffer
@@ -34,7 +34,7 @@ const strongEtag = etagOf
  * declared JSON parsed, list newest first then by slug (bytes). Each post's bytes are a slice of
  * the list body, so 100,000 posts are held once.
  */
-function loadPosts (filename: string): { list: Entity | undefined, posts: Map<string, Entity>, pages: Pages } {
+function loadPosts (filename: string): { list: Entity | undefined, posts: Map<string, Entity>, pages: Pages, sortedPage: SortedPage | undefined } {
   const db = new Database(filename, { readonly: true, fileMustExist: true })
   try {
     const jsonColumns = (db.pragma('table_info(posts)') as Array<{ name: string, type: string }>)
@@ -43,6 +43,7 @@ function loadPosts (filename: string): { list: Entity | undefined, posts: Map<st
     const parts: Buffer[] = [Buffer.from('[')]
     const slices: Array<{ slug: string, start: number, end: number }> = []
     const pages: Pages = { fragments: [], cursors: [], index: new Map() }
+    const titled: Array<{ title: string, slug: string, body: Buffer }> = []
     let offset = 1
     for (const row of rows) {
       for (const column of jsonColumns) {
@@ -58,6 +59,7 @@ function loadPosts (filename: string): { list: Entity | undefined, posts: Map<st
         offset++
       }
       parts.push(body)
+      titled.push({ title: String(row.title), slug: String(row.slug), body })
       slices.push({ slug: String(row.slug), start: offset, end: offset + body.length })
       offset += body.length
     }
@@ -68,10 +70,27 @@ function loadPosts (filename: string): { list: Entity | undefined, posts: Map<st
       const body = listBody.subarray(start, end)
       posts.set(slug, { body, etag: strongEtag(body) })
     }
-    return { list: slices.length === 0 ? undefined : { body: listBody, etag: strongEtag(listBody) }, posts, pages }
+    return { list: slices.length === 0 ? undefined : { body: listBody, etag: strongEtag(listBody) }, posts, pages, sortedPage: sortedPageOf(titled) }
   } finally {
     db.close()
   }
+}
+
+/** The `sorted-page` request's answer: its body, and the cursor of its next link when more posts follow. */
+interface SortedPage {
+  body: Buffer
+  next: string | undefined
+}
+
+/** The first page in title order: titles by code points (UTF-8 bytes), ties by slug, as every store orders them. */
+function sortedPageOf (posts: Array<{ title: string, slug: string, body: Buffer }>): SortedPage | undefined {
+  const bytewise = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
+  posts.sort((a, b) => bytewise(a.title, b.title) || bytewise(a.slug, b.slug))
+  const page = posts.slice(0, PAGE_SIZE)
+  const last = page.at(-1)
+  if (last === undefined) return undefined
+  const body = Buffer.from(`[${page.map((post) => post.body.toString()).join(',')}]`)
+  return { body, next: posts.length > PAGE_SIZE ? encodeCursor({ slug: last.slug, sort: 'title', value: last.title }) : undefined }
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 13.1.2). */
@@ -118,8 +137,16 @@ function sendPage (req: IncomingMessage, res: ServerResponse, pages: Pages): voi
   sendEntity(req, res, { body, etag: strongEtag(Buffer.concat([body, Buffer.from(`\n${next}`)])) })
 }
 
-function handle (req: IncomingMessage, res: ServerResponse, list: Entity | undefined, posts: Map<string, Entity>, pages: Pages): void {
+function sendSortedPage (req: IncomingMessage, res: ServerResponse, page: SortedPage | undefined): void {
+  if (page === undefined) return sendProblem(res, 404, 'no-posts', 'No posts', 'There are no posts yet.')
+  if (page.next === undefined) return sendEntity(req, res, { body: page.body, etag: strongEtag(page.body) })
+  res.setHeader('link', `</api/blog?limit=${PAGE_SIZE}&after=${page.next}&sort=title>; rel="next"`)
+  sendEntity(req, res, { body: page.body, etag: strongEtag(Buffer.concat([page.body, Buffer.from(`\n${page.next}`)])) })
+}
+
+function handle (req: IncomingMessage, res: ServerResponse, list: Entity | undefined, posts: Map<string, Entity>, pages: Pages, sortedPage: SortedPage | undefined): void {
   const url = req.url ?? '/'
+  if (url === SORTED_PAGE_PATH) return sendSortedPage(req, res, sortedPage)
   const query = url.indexOf('?')
   const path = query === -1 ? url : url.slice(0, query)
   if (path === '/api/blog' && query !== -1) return sendPage(req, res, pages)
@@ -147,8 +174,8 @@ function handle (req: IncomingMessage, res: ServerResponse, list: Entity | undef
 
 const { values } = parseArgs({ options: { db: { type: 'string' }, port: { type: 'string' }, host: { type: 'string', default: '127.0.0.1' } } })
 if (values.db === undefined || values.port === undefined) throw new Error('usage: baseline-server.ts --db <sqlite file> --port <port> [--host <host>]')
-const { list, posts, pages } = loadPosts(values.db)
-createServer((req, res) => handle(req, res, list, posts, pages)).listen(Number(values.port), values.host, () => {
+const { list, posts, pages, sortedPage } = loadPosts(values.db)
+createServer((req, res) => handle(req, res, list, posts, pages, sortedPage)).listen(Number(values.port), values.host, () => {
   process.stdout.write(`baseline listening on http://${values.host}:${values.port} with ${posts.size} posts\n`)
 })
 process.once('SIGTERM', () => process.exit(0))

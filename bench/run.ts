@@ -11,7 +11,7 @@ import { createLoadGenerator, fetchEtags, getBody, summarise, timedRequests, typ
 import { pageCursors } from './page-cursors.js'
 import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, renderMarkdown, RESULTS_DIR, writeReport, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
-import { FULL_PLAN, MEMORY_RUN, PAGE_PATH, requestSequence, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName, type Store } from './scenarios.js'
+import { FULL_PLAN, MEMORY_RUN, PAGE_PATH, requestSequence, SORTED_PAGE_PATH, SCENARIO_NAMES, SCENARIOS, SMOKE_PLAN, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
 const STORES = ['sqlite', 'postgres'] as const satisfies readonly Store[]
 const TARGETS: readonly Target[] = ['baseline', 'service']
@@ -158,7 +158,7 @@ const processesOf = (tiers: Tiers, target: Target): Child[] => target === 'basel
 async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: number, cursors: readonly string[]): Promise<string[]> {
   // A list of 100,000 posts is too large to hold twice here; its sizes are compared by the memory run.
   const paths = [`/api/blog/${slugs[0] ?? ''}`, ...(posts <= 1000 ? ['/api/blog'] : []),
-    ...(cursors.length > 1 ? [PAGE_PATH, `${PAGE_PATH}&after=${cursors[Math.floor(cursors.length / 2)] ?? ''}`] : [])]
+    ...(cursors.length > 1 ? [PAGE_PATH, `${PAGE_PATH}&after=${cursors[Math.floor(cursors.length / 2)] ?? ''}`] : []), SORTED_PAGE_PATH]
   const differences: string[] = []
   for (const path of paths) {
     const [baseline, service] = await Promise.all(TARGETS.map(async (target) => await getBody(originOf(tiers, target), path)))
