@@ -3,19 +3,25 @@
 import type { Post, PostStore } from '../../src/store/store.js'
 
 export interface CountingStore extends PostStore {
-  /** Data reads so far (a post looked up, the list streamed); change-token reads are not counted. */
+  /**
+   * Data reads so far (a post looked up, the list streamed); change-token reads are not counted, nor
+   * the slugs read for a found post's neighbour links, which are part of building that post's answer.
+   */
   reads: () => number
 }
 
 /** `posts`, in list order; no change tracking, so every answer reads the store afresh. */
 export function createCountingStore (posts: readonly Post[]): CountingStore {
   let reads = 0
+  /** Posts found whose neighbours' slugs are still to be read (requests may interleave). */
+  let neighboursDue = 0
   return {
     dialect: 'sqlite',
     tracksChanges: false,
     reads: () => reads,
-    async * streamPosts () {
-      reads++
+    async * streamPosts (query = {}) {
+      if (neighboursDue > 0 && query.fields?.join(',') === 'slug') neighboursDue--
+      else reads++
       yield * posts
     },
     async * streamKeyedPosts () {
@@ -41,7 +47,9 @@ export function createCountingStore (posts: readonly Post[]): CountingStore {
     async probe () {},
     async findPostBySlug (slug) {
       reads++
-      return posts.find((post) => post.slug === slug)
+      const post = posts.find((p) => p.slug === slug)
+      if (post !== undefined) neighboursDue++
+      return post
     },
     async migrate () {},
     async seed () {
