@@ -87,7 +87,9 @@ async function indexShape (shape: string): Promise<void> {
 describe('a shape paged through often is answered from memory', () => {
   for (const [shape, limits] of [
     ['&fields=slug,title,published_at', [7, 1000]], ['&tag=three', [4]], ['', [11]],
-    ['&fields=slug,tags&tag=three,C%2B%2B&tag_not=x&published_after=2024-01-02', [3]]
+    ['&fields=slug,tags&tag=three,C%2B%2B&tag_not=x&published_after=2024-01-02', [3]],
+    // Sorted shapes: their cursors name their order; most posts have no updated_at (last).
+    ['&sort=-title&fields=slug,title', [5]], ['&sort=updated_at&tag=three', [2]]
   ] as const) {
     test(`shape "${shape}": the post API's pages, byte for byte, without a page call`, async () => {
       const keyedBefore = calls(KEYED_CALL)
