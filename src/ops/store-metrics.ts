@@ -6,7 +6,7 @@ import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store
 import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
 
 /** The store reads the post API makes; `token` is the change-token read that precedes each answer. */
-export type QueryKind = 'token' | 'post' | 'list' | 'page' | 'count' | 'probe'
+export type QueryKind = 'token' | 'post' | 'neighbours' | 'list' | 'page' | 'count' | 'probe'
 
 /** Bodies the post API serves: built from the store for this request, or built earlier under the same change token. */
 export type BodyKind = 'post' | 'list'
@@ -21,7 +21,7 @@ export interface PostsMetrics {
 export function createPostsMetrics (registry: Registry, store: PostStore): PostsMetrics {
   const querySeconds = new Histogram({
     name: `${METRIC_PREFIX}store_query_duration_seconds`,
-    help: 'Store reads (its _count: reads) by kind: token (the change-token read before each answer), post, list (until its last row, so a streamed list goes at its client\'s pace), page, count (a list\'s X-Total-Count), probe (readiness)',
+    help: 'Store reads (its _count: reads) by kind: token (the change-token read before each answer), post, neighbours (the neighbour links of a post, on a store without versions), list (until its last row, so a streamed list goes at its client\'s pace), page, count (a list\'s X-Total-Count), probe (readiness)',
     labelNames: ['kind'] as const,
     buckets: LATENCY_BUCKETS_S,
     registers: [registry]
@@ -44,6 +44,7 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
   const timers: Record<QueryKind, { observe: (seconds: number) => void }> = {
     token: querySeconds.labels({ kind: 'token' }),
     post: querySeconds.labels({ kind: 'post' }),
+    neighbours: querySeconds.labels({ kind: 'neighbours' }),
     list: querySeconds.labels({ kind: 'list' }),
     page: querySeconds.labels({ kind: 'page' }),
     count: querySeconds.labels({ kind: 'count' }),
@@ -86,6 +87,7 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     }
   }
 
+  const readNeighbours = store.readNeighbours?.bind(store)
   const measured: PostStore = {
     get dialect () { return store.dialect },
     get tracksChanges () { return store.tracksChanges },
@@ -93,6 +95,7 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     // A store without change tracking answers without a query: nothing to time.
     readChangeToken: () => store.tracksChanges ? timed('token', store.readChangeToken()) : store.readChangeToken(),
     findPostBySlug: (slug, query) => timed('post', store.findPostBySlug(slug, query)),
+    ...(readNeighbours === undefined ? {} : { readNeighbours: async (slug: string) => await timed('neighbours', readNeighbours(slug)) }),
     streamPosts: (query) => timedRows('list', () => store.streamPosts(query)),
     streamKeyedPosts: (query) => timedRows('list', () => store.streamKeyedPosts(query)),
     readPage: (query) => timed('page', store.readPage(query)),

@@ -125,7 +125,11 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     const post = await store.findPostBySlug(slug, query)
     if (post === undefined) return null
     const body = Buffer.from(JSON.stringify(post))
-    const link = neighbourLink(POST_ROUTE, (await neighbourIndex(generation)).neighboursOf(slug) ?? {})
+    // Without a version, no list of slugs outlives the answer: a few one-row reads instead of the whole list.
+    const neighbours = generation === undefined && store.readNeighbours !== undefined
+      ? await store.readNeighbours(slug)
+      : (await neighbourIndex(generation)).neighboursOf(slug)
+    const link = neighbourLink(POST_ROUTE, neighbours ?? {})
     // A neighbour that changes leaves the body as it was: the validator covers the links too.
     return link === undefined ? { representation: createRepresentation(body) } : { representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${link}`)]))), link }
   }

@@ -104,6 +104,7 @@ export function withRenderedContent (store: PostStore, { render, markdownColumns
       return post === undefined ? undefined : shape(post)
     },
     countPosts: (filter) => store.countPosts(filter),
+    readNeighbours: store.readNeighbours?.bind(store),
     readPublishingState: store.readPublishingState?.bind(store),
     readNextScheduledInstant: store.readNextScheduledInstant?.bind(store),
     readChangeToken: () => store.readChangeToken(),

@@ -4,6 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { ListFilter } from '../contract/list-filter.js'
 import { QUERY_DETAILS, type CursorValue, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { sortOrder, type SortColumn } from '../contract/list-sort.js'
+import type { Neighbours } from '../contract/neighbours.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
 import { sortValueCheck } from './sort-key-values.js'
@@ -100,14 +101,33 @@ export class KyselyPostStore implements PostStore {
     return order
   }
 
-  /** One range of the list, in list order; `sortKeys`: with each row's exact sort value too (pages). */
-  #listQuery (list: ListQuery, order: ListOrder, range: RawBuilder<boolean> | undefined, sortKeys: boolean) {
+  /** One range of the list, in list order (or `orderBy`); `sortKeys`: with each row's exact sort value too (pages). */
+  #listQuery (list: ListQuery, order: ListOrder, range: RawBuilder<boolean> | undefined, sortKeys: boolean, orderBy = order.orderBy) {
     let query = this.#select(list.fields)
     if (sortKeys && order.exact !== undefined) query = query.select(order.exact.as(SORT_KEY))
     for (const condition of filterConditions(list, this.#filterColumns)) query = query.where(condition)
     if (range !== undefined) query = query.where(range)
-    for (const term of order.orderBy) query = query.orderBy(term)
+    for (const term of orderBy) query = query.orderBy(term)
     return query
+  }
+
+  /** The neighbours of `slug` in the default list order, by keyset reads of one row each: no read of the whole list. */
+  async readNeighbours (slug: string): Promise<Neighbours | undefined> {
+    const order = this.#orderOf({})
+    const slugs: ListQuery = { fields: ['slug'] }
+    const own = (await this.#read(() => this.#listQuery(slugs, order, sql<boolean>`slug = ${slug}`, true).execute())).find((row) => row.slug === slug)
+    if (own === undefined) return undefined
+    const key = sortKeyOf(order, own)
+    const nearest = async (reads: Array<{ range: RawBuilder<boolean> | undefined, orderBy: ReadonlyArray<RawBuilder<unknown>> }>): Promise<string | undefined> => {
+      for (const { range, orderBy } of reads) {
+        const [row] = await this.#read(() => this.#listQuery(slugs, order, range, false, orderBy).limit(1).execute())
+        if (row !== undefined) return row.slug as string
+      }
+      return undefined
+    }
+    const prev = await nearest(order.before(key))
+    const next = await nearest(order.ranges(key).map((range) => ({ range, orderBy: order.orderBy })))
+    return { ...(prev === undefined ? {} : { prev }), ...(next === undefined ? {} : { next }) }
   }
 
   /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */

@@ -25,6 +25,8 @@ export interface ListOrder {
   readonly exact: RawBuilder<unknown> | undefined
   /** The reads that make up the list after `after` (from its start without), in order. */
   ranges: (after: SortKey | undefined) => Array<RawBuilder<boolean> | undefined>
+  /** The reads of the posts before `key`, nearest first, each with its own order (the list's reversed). */
+  before: (key: SortKey) => Array<{ range: RawBuilder<boolean>, orderBy: ReadonlyArray<RawBuilder<unknown>> }>
   /** Whether `after` is a cursor of this order whose value this table could have given. */
   accepts: (after: SortKey) => boolean
   /** The sort key of a row, from its slug and its exact value (read from `exact`). */
@@ -73,6 +75,18 @@ export function listOrder (sort: ListSort | undefined, { columns, slug, newestFi
         sql<boolean>`${key} ${sql.raw(before)}= ${at} AND (${key} ${sql.raw(before)} ${at} OR (${key} = ${at} AND ${slug} > ${after.slug}))`,
         sql<boolean>`${key} IS NULL`
       ]
+    },
+    before (last) {
+      const at = named === undefined ? last.publishedAt : last.value
+      const reversed = [descending ? sql`${key} ASC` : sql`${key} DESC`, sql`${slug} DESC`]
+      if (at === null || at === undefined) {
+        return [
+          { range: sql<boolean>`${key} IS NULL AND ${slug} < ${last.slug}`, orderBy: [sql`${slug} DESC`] },
+          { range: sql<boolean>`${key} IS NOT NULL`, orderBy: reversed }
+        ]
+      }
+      const after = descending ? '>' : '<'
+      return [{ range: sql<boolean>`${key} ${sql.raw(after)}= ${at} AND (${key} ${sql.raw(after)} ${at} OR (${key} = ${at} AND ${slug} < ${last.slug}))`, orderBy: reversed }]
     }
   }
 }
@@ -83,6 +97,7 @@ function slugOrder (slug: RawBuilder<unknown>, descending: boolean, named: ListS
     exact: undefined,
     accepts: (after) => after.sort === named && after.publishedAt === undefined && after.value === undefined,
     keyOf: (key) => named === undefined ? { slug: key } : { slug: key, sort: named },
-    ranges: (after) => [after === undefined ? undefined : sql<boolean>`${slug} ${sql.raw(descending ? '<' : '>')} ${after.slug}`]
+    ranges: (after) => [after === undefined ? undefined : sql<boolean>`${slug} ${sql.raw(descending ? '<' : '>')} ${after.slug}`],
+    before: (last) => [{ range: sql<boolean>`${slug} ${sql.raw(descending ? '>' : '<')} ${last.slug}`, orderBy: [descending ? slug : sql`${slug} DESC`] }]
   }
 }

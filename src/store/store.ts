@@ -2,6 +2,7 @@
 import type { ListFilter } from '../contract/list-filter.js'
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 import type { PublishingState } from '../publishing/publishing-options.js'
+import type { Neighbours } from '../contract/neighbours.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
@@ -84,6 +85,12 @@ export interface PostStore {
    * none, or when the rule is off. For stores without change tracking, whose token cannot carry it.
    */
   readNextScheduledInstant? (): Promise<number | undefined>
+  /**
+   * The neighbours of the post `slug` in the default list order (undefined: the list does not hold
+   * it), read with a few one-row queries: for a store without versions, which cannot keep the
+   * list's slugs from one answer to the next.
+   */
+  readNeighbours? (slug: string): Promise<Neighbours | undefined>
   /** As findPostBySlug, whatever the publishing rule says (a preview). */
   findAnyPostBySlug? (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */

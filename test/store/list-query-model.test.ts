@@ -232,6 +232,24 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
       t.diagnostic(`${name}: ${RUNS} tables, ${asked} queries, ${nonEmpty} with a non-empty answer`)
     })
 
+    test(`${RUNS} random tables: each post's neighbours, read by keyset (a store without versions), are its neighbours in the list order`, { timeout: 600_000 }, async () => {
+      const store = await openTestStore(db.location)
+      await store.checkSchema()
+      try {
+        await fc.assert(fc.asyncProperty(rows.map(held), async (all) => {
+          await load(all)
+          const order = [...all].sort(compareBy(null)).map((r) => r.slug)
+          for (const [i, slug] of order.entries()) {
+            const [prev, next] = [order[i - 1], order[i + 1]]
+            assert.deepEqual(await store.readNeighbours?.(slug), { ...(prev === undefined ? {} : { prev }), ...(next === undefined ? {} : { next }) }, slug)
+          }
+          assert.equal(await store.readNeighbours?.('not-a-row'), undefined)
+        }), { numRuns: RUNS, includeErrorInReport: true })
+      } finally {
+        await store.close()
+      }
+    })
+
     /** A write between two pages: a row's columns changed, a row added, or one deleted. */
     async function apply (all: Row[], w: Write): Promise<void> {
       const [changed] = held([{ slug: w.slug, ...w.columns }])
