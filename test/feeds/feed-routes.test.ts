@@ -67,7 +67,7 @@ describe('feeds', () => {
     assert.equal(childText(items[0]!, NS.none, 'title'), HOSTILE_TITLE)
     const content = childText(items[0]!, NS.content, 'encoded')
     assert.match(content, /href="https:\/\/blog\.example\/blog\/two"/)
-    assert.match(content, /src="https:\/\/blog\.example\/blog\/cat\.png"/)
+    assert.match(content, /src="https:\/\/blog\.example\/cat\.png"/)
   })
 
   test('Atom 1.0 and JSON Feed 1.1 hold their required members', async () => {
