@@ -8,7 +8,7 @@ import type { PostUrl } from './post-url.js'
 export interface FeedPost {
   slug: string
   title?: string | null
-  /** What readers show when they show no content: the post's `excerpt` (its summary, or the start of its text). */
+  /** What readers show when they show no content: the `summary` column, or the start of the text (the computed `excerpt`). */
   summary?: string | null
   /** The rendered content (`C_html` of a Markdown column); relative links and images are resolved against the site's URL. */
   html?: string | null

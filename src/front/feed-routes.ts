@@ -16,6 +16,7 @@ import { feedPostFromRow, parseTimestamp } from '../feeds/feed-post.js'
 import { JSON_FEED_CONTENT_TYPE, writeJsonFeed } from '../feeds/json-feed.js'
 import { RSS_CONTENT_TYPE, writeRss } from '../feeds/rss.js'
 import { SITEMAP_CONTENT_TYPE, SITEMAP_MAX_URLS, sitemapDocument } from '../feeds/sitemap.js'
+import { excerpt } from '../render/computed-fields.js'
 import { answerable } from '../http/app.js'
 import { createRepresentation, etagOf, sendRepresentation, type Representation } from '../http/representation.js'
 import type { UpstreamCache } from './cache/upstream-cache.js'
@@ -81,14 +82,14 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const site = siteOf()
     const path = request.routeOptions.url as (typeof FEED_PATHS)[number]
     const { tag } = parseListQuery(request.url)
-    const query: ListQuery = { limit: feeds.feedSize, formats: ['html'], ...(tag === undefined ? {} : { tag }) }
+    const query: ListQuery = { limit: feeds.feedSize, formats: ['html', 'text'], ...(tag === undefined ? {} : { tag }) }
     const { rows, source } = await postsOf(request, query)
     const { write, contentType } = WRITERS[path]
     const representation = documentFor(`${path}${canonicalSearch(query)}`, source, () => write({
       title: site.url.host,
       homeUrl: site.url.href,
       postUrl: site.postUrl,
-      posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row)))
+      posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row), excerpt))
     }))!
     return await sendRepresentation(request, reply, representation, cacheControl, contentType)
   }

@@ -7,6 +7,7 @@ import { linkBaseOf, resolveRelativeLinks } from '../../src/feeds/absolute-links
 import { feedPostFromRow, parseTimestamp } from '../../src/feeds/feed-post.js'
 import { createPostUrl, DEFAULT_POST_URL_TEMPLATE, parseSiteUrl } from '../../src/feeds/post-url.js'
 import { escapeXml } from '../../src/feeds/xml.js'
+import { excerpt } from '../../src/render/computed-fields.js'
 import { createMarkdownRenderer } from '../../src/render/markdown-renderer.js'
 import { parseXml } from './xml-tree.js'
 
@@ -94,7 +95,7 @@ test('posts from the post API\'s rows: each property of the right type, or absen
   }), {
     slug: 'a',
     title: 'A',
-    summary: 'the excerpt',
+    summary: 'stored summary',
     html: '<h1>raw</h1>',
     text: 'raw',
     author: 'Ada',
@@ -105,6 +106,19 @@ test('posts from the post API\'s rows: each property of the right type, or absen
   assert.deepEqual(feedPostFromRow({ slug: 'b', title: 7, summary: 'only summary', body_html: '<p>b</p>', author: { name: 'x' }, tags: 'x,y', published_at: 'soon' }, 'body'), {
     slug: 'b', title: null, summary: 'only summary', html: '<p>b</p>', text: null, author: null, tags: null, publishedAt: null, updatedAt: null
   })
+})
+
+test('a feed item\'s summary is the summary column when not blank, else the excerpt of its text; a table\'s excerpt column is not it', () => {
+  const longText = `${'word '.repeat(60)}end`
+  const summaryOf = (row: Record<string, unknown>): string | null | undefined => feedPostFromRow({ slug: 'a', ...row }, 'content', excerpt).summary
+  assert.equal(summaryOf({ summary: 'Stored.', content_text: longText, excerpt: 'column' }), 'Stored.')
+  for (const summary of [null, '', '  \n', 42]) assert.equal(summaryOf({ summary, content_text: longText }), excerpt(longText), String(summary))
+  assert.equal(summaryOf({ content_text: 'Short text.' }), 'Short text.')
+  assert.match(summaryOf({ content_text: longText })!, /^word word .*…$/)
+  // Without a text (no Markdown column), the summary column alone.
+  assert.equal(summaryOf({ summary: 'Stored.' }), 'Stored.')
+  assert.equal(summaryOf({}), null)
+  assert.equal(feedPostFromRow({ slug: 'a', content_text: longText }).summary, null)
 })
 
 test('timestamps: ISO 8601 and SQLite text, zone-less ones in UTC, impossible ones refused', () => {

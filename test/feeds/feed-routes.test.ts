@@ -1,6 +1,7 @@
 // The front's feeds and sitemap over both tiers, real HTTP and a real SQLite file: each document
 // parses with a strict XML parser (or as JSON Feed) and holds what its format requires; a
-// commit changes the document and its strong ETag on the very next request; 304 and compression
+// commit changes the document and its strong ETag on the very next request; each item's summary
+// is the summary column or else the computed excerpt; 304 and compression
 // work as on the other routes; a title with `<`, `&` and `]]>` keeps every feed well-formed;
 // `tag=` narrows a feed; a sitemap beyond its page size becomes an index of pages; without
 // SITE_URL every one of these routes is a 404 naming the setting.
@@ -68,6 +69,16 @@ describe('feeds', () => {
     const content = childText(items[0]!, NS.content, 'encoded')
     assert.match(content, /href="https:\/\/blog\.example\/blog\/two"/)
     assert.match(content, /src="https:\/\/blog\.example\/cat\.png"/)
+  })
+
+  test('each item\'s summary is the summary column, else the excerpt of its text, in every format', async () => {
+    const expected = ['See the next post and a cat.', 'Summary two', 'Third.']
+    const rss = childrenNamed(child(parseXml((await get(front.url, '/feed.xml')).text), NS.none, 'channel'), NS.none, 'item')
+    assert.deepEqual(rss.map((item) => childText(item, NS.none, 'description')), expected)
+    const atom = childrenNamed(parseXml((await get(front.url, '/feed.atom')).text), NS.atom, 'entry')
+    assert.deepEqual(atom.map((entry) => childText(entry, NS.atom, 'summary')), expected)
+    const json = (await get(front.url, '/feed.json')).json() as { items: Array<{ summary?: string }> }
+    assert.deepEqual(json.items.map((item) => item.summary), expected)
   })
 
   test('Atom 1.0 and JSON Feed 1.1 hold their required members', async () => {
