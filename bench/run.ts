@@ -5,33 +5,11 @@ import { execFileSync } from 'node:child_process'
 import { cpus, release, totalmem, type } from 'node:os'
 import { createLoadGenerator } from './load.js'
 import { parseOptions } from './options.js'
-import { renderMarkdown, writeReport, type BenchReport } from './report.js'
-import { log, runPhase, TARGETS } from './runner.js'
-import { FULL_PLAN, SCENARIOS, SMOKE_PLAN } from './scenarios.js'
+import { problemsOf, renderMarkdown, writeReport, type BenchReport } from './report.js'
+import { log, runPhase } from './runner.js'
+import { planOf } from './scenarios.js'
 
 const message = (err: unknown): string => err instanceof Error ? err.message : String(err)
-
-/** What did not work (never a figure): a scenario without its expected answers, or with others. */
-function problemsOf (report: BenchReport): string[] {
-  return report.results.flatMap((r) => {
-    const where = `${r.store}, ${r.scenario}`
-    if (r.error !== undefined) return [`${where}: ${r.error}`]
-    return TARGETS.flatMap((target) => {
-      if (r.kind === 'memory') {
-        const bad = (r.figures[target]?.responses ?? []).filter((x) => x.status !== 200 || x.error !== undefined)
-        return bad.length === 0 ? [] : [`${where}, ${target}: ${bad.length} answers not 200 (${bad.map((x) => x.error ?? x.status).join(', ')})`]
-      }
-      const figures = r.figures[target]
-      if (figures === undefined) return []
-      const statuses = figures.statuses === undefined
-        ? `${figures.requests - figures.expected} with a status of 400 or more`
-        : Object.entries(figures.statuses).map(([code, n]) => `${n}× ${code}`).join(', ')
-      if (figures.expected === 0) return [`${where}, ${target}: no ${SCENARIOS[r.scenario].expectedStatus} answer (${statuses || 'no answer'}, ${figures.errors} errors)`]
-      if (figures.unexpected > 0) return [`${where}, ${target}: ${figures.unexpected} unexpected (${statuses}; ${figures.errors} errors, ${figures.timeouts} timeouts)`]
-      return []
-    })
-  })
-}
 
 function gitState (): { gitCommit: string, srcModified: boolean } {
   try {
@@ -69,9 +47,7 @@ async function main (): Promise<void> {
     problems: [],
     warnings: []
   }
-  const plan = (options.smoke ? SMOKE_PLAN : FULL_PLAN)
-    .map((phase) => ({ ...phase, scenarios: phase.scenarios.filter((name) => options.scenarios.has(name)) }))
-    .filter((phase) => phase.scenarios.length > 0)
+  const plan = planOf(options.scenarios, options.smoke)
   for (const store of options.stores) {
     for (const phase of plan) {
       try {

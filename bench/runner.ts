@@ -8,11 +8,12 @@ import { fetchEtags, getBody, summarise, timedRequests, type LoadGenerator, type
 import { HOST, type Options } from './options.js'
 import { pageCursors } from './page-cursors.js'
 import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
-import { checkLoad, checkMemory, RESULTS_DIR, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
-import { MEMORY_RUN, PAGE_PATH, requestSequence, SCENARIOS, type Phase, type ScenarioName, type Store } from './scenarios.js'
+import { checkLoad, checkMemory, checkVersus, RESULTS_DIR, TARGETS, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
+import { MEMORY_RUN, PAGE_PATH, requestSequence, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
-export const TARGETS: readonly Target[] = ['baseline', 'service']
 const BASELINE_SCRIPT = 'bench/baseline-server.ts'
+/** The front's SITE_URL, which serves the feeds. */
+const SITE_URL = 'https://blog.example'
 
 export const log = (message: string): void => { process.stderr.write(`${message}\n`) }
 
@@ -37,7 +38,7 @@ async function startTiers (options: Options, store: Store, posts: number, databa
     started.push(await startProcess('posts-api', [...profile('posts-api'), options.cli, 'posts-api'],
       options.serviceEnv({ DATABASE_URL: databaseUrl, POSTS_PORT: String(postsPort), WORKERS: workers }), origin(postsPort), join(logDir, 'posts-api.log')))
     started.push(await startProcess('front', [...profile('front'), options.cli, 'front'],
-      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort), WORKERS: workers }), origin(blogPort), join(logDir, 'front.log')))
+      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort), WORKERS: workers, SITE_URL }), origin(blogPort), join(logDir, 'front.log')))
     // A tier answers once its first worker listens; the others are forked by then and listen
     // within the warm-up.
     const workerCount = options.workers === 'auto' ? availableParallelism() : Number(options.workers)
@@ -69,10 +70,6 @@ async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: num
   return differences
 }
 
-/**
- * Warm-up on each, then rounds alternating baseline and service, so that whatever else the
- * machine does in the meantime weighs on both alike.
- */
 /** Longest wait for the front to fetch the keyed list of the page scenario's shape. */
 const PRIMING_TIMEOUT_MS = 60_000
 
@@ -93,20 +90,25 @@ async function primePages (front: string, postsApi: string, sequence: RequestSeq
   await new Promise((resolve) => setTimeout(resolve, 1000))
 }
 
+/**
+ * Warm-up on each target, then rounds alternating baseline and service, so that whatever else the
+ * machine does in the meantime weighs on both alike. A scenario with `versus` loads the service alone.
+ */
 async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
-  const { expectedStatus, largeBodies = false } = SCENARIOS[name]
+  const scenario = scenarioOf(name)
+  const { expectedStatus, largeBodies = false } = scenario
   const result: LoadResult = { kind: 'load', store, scenario: name, posts, generator: load.name, figures: {}, checks: {} }
   const runOptions = { connections: options.connections, countStatuses: !largeBodies }
   const runs: Array<{ target: Target, origin: string, sequence: RequestSequence, results: LoadRun[], usage: Usage }> = []
-  for (const target of TARGETS) {
+  for (const target of scenario.versus === undefined ? TARGETS : ['service' as const]) {
     const origin = originOf(tiers, target)
-    const etags = name === 'detail-304' ? await fetchEtags(origin, slugs) : new Map<string, string>()
-    if (name === 'detail-304' && etags.size < slugs.length) {
+    const etags = scenario.etags === true ? await fetchEtags(origin, slugs) : new Map<string, string>()
+    if (scenario.etags === true && etags.size < slugs.length) {
       result.error = `the ${target} sent no ETag for ${slugs.length - etags.size} of ${slugs.length} posts`
       return result
     }
-    const sequence = requestSequence(name, slugs, etags, cursors)
-    if (name === 'page' && target === 'service') await primePages(origin, tiers.postsApi.origin, sequence)
+    const sequence = requestSequence(name, { slugs, etags, cursors })
+    if (scenario.pages === true && target === 'service') await primePages(origin, tiers.postsApi.origin, sequence)
     if (options.warmupS > 0) await load.run(origin, sequence, { ...runOptions, durationS: options.warmupS })
     runs.push({ target, origin, sequence, results: [], usage: emptyUsage() })
   }
@@ -122,11 +124,12 @@ async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers,
   return result
 }
 
-/** list-100000: few requests, each timed; its processes serve nothing else, so VmHWM is this run's peak. */
-async function measureMemory (tiers: Tiers, store: Store, posts: number): Promise<MemoryResult> {
-  const result: MemoryResult = { kind: 'memory', store, scenario: 'list-100000', posts, figures: {}, checks: {} }
+/** A memory run: few requests, each timed; its processes serve nothing else, so VmHWM is this run's peak. */
+async function measureMemory (tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[]): Promise<MemoryResult> {
+  const result: MemoryResult = { kind: 'memory', store, scenario: name, posts, figures: {}, checks: {} }
+  const path = requestSequence(name, { slugs, etags: new Map(), cursors: [] })[0]?.path ?? '/api/blog'
   for (const target of TARGETS) {
-    const responses = await timedRequests(originOf(tiers, target), '/api/blog', MEMORY_RUN)
+    const responses = await timedRequests(originOf(tiers, target), path, MEMORY_RUN)
     const peakRssMb = Object.fromEntries(processesOf(tiers, target).map((child) => [child.name, memoryMb(child.pid, 'VmHWM')]))
     result.figures[target] = { responses, peakRssMb }
   }
@@ -141,6 +144,10 @@ function summary (result: LoadResult | MemoryResult): string {
     return `service statuses ${s.map((r) => r.status).join(',')}, first byte ≤ ${Math.round(Math.max(...s.map((r) => r.firstByteMs)))} ms, ratio ${result.ratio?.toFixed(2) ?? '–'}`
   }
   const { service, baseline } = result.figures
+  if (result.versus !== undefined) {
+    return `service ${Math.round(service?.requestsPerSecond ?? 0)} req/s (against ${result.versus.scenario}: req/s ×${result.versus.requestsRatio?.toFixed(2) ?? '–'}, ` +
+      `CPU per request ×${result.versus.cpuRatio?.toFixed(2) ?? '–'}; p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
+  }
   return `baseline ${Math.round(baseline?.requestsPerSecond ?? 0)} req/s, service ${Math.round(service?.requestsPerSecond ?? 0)} req/s ` +
     `(ratio ${result.ratio?.toFixed(2)}, p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
 }
@@ -152,7 +159,7 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
   const sqliteFile = await prepareSqliteDataset(phase.posts, options.cli, env)
   const databaseUrl = store === 'sqlite' ? sqliteFile : await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env)
   const slugs = Array.from({ length: phase.posts }, (_, i) => slugOf(i))
-  const cursors = phase.scenarios.includes('page') ? await pageCursors(store, databaseUrl) : []
+  const cursors = phase.scenarios.some((name) => scenarioOf(name).pages === true) ? await pageCursors(store, databaseUrl) : []
   // The access logs of the phase: written as in production, then deleted (gigabytes in a full run).
   const logDir = mkdtempSync(join(tmpdir(), 'blog-bench-logs-'))
   const tiers = await startTiers(options, store, phase.posts, databaseUrl, sqliteFile, stamp, logDir).catch((err: unknown) => {
@@ -161,10 +168,16 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
   })
   try {
     report.warnings.push(...(await compareBodies(tiers, slugs, phase.posts, cursors)).map((w) => `${store}, ${w}`))
+    const results = new Map<ScenarioName, LoadResult | MemoryResult>()
     for (const name of phase.scenarios) {
-      const result = name === 'list-100000'
-        ? await measureMemory(tiers, store, phase.posts)
+      const result = scenarioOf(name).memory === true
+        ? await measureMemory(tiers, store, phase.posts, name, slugs)
         : await measureLoad(options, load, tiers, store, phase.posts, name, slugs, cursors)
+      // The scenario it is measured against comes before it in the table, so it has run.
+      const versus = scenarioOf(name).versus
+      const plain = versus === undefined ? undefined : results.get(versus)
+      if (result.kind === 'load' && plain?.kind === 'load') checkVersus(result, plain)
+      results.set(name, result)
       report.results.push(result)
       log(`${label}: ${name}: ${summary(result)}`)
     }
