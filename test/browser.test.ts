@@ -1,6 +1,6 @@
 // In a real browser (Debian's Chromium, driven by playwright-core; never a downloaded one): the
 // front's /docs page shows both routes and requests nothing off its own origin, and the example
-// page, served from a second origin, lists the posts and opens one through CORS. Every request
+// page, served from a second origin, lists the posts a page at a time and opens one through CORS. Every request
 // the pages make is recorded; screenshots go to test-results/browser/. Mandatory in CI.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
@@ -109,6 +109,22 @@ describe('in a real browser', { skip }, () => {
     const apiCalls = urls.flatMap((url, i) => url.origin === front.origin ? [{ path: url.pathname, origin: origins[i] }] : [])
     // Cross-origin calls, so CORS is real: the browser sent its Origin and read the answers.
     assert.deepEqual(apiCalls, [{ path: '/api/blog', origin: page.origin }, { path: '/api/blog/two-tiers', origin: page.origin }])
+  })
+
+  test('the example page pages the list with the client\'s listPage: per-page posts, then the older ones by the next cursor', async () => {
+    const front = new URL(tiers.front.url)
+    const { urls } = await visit(async (tab) => {
+      await tab.goto(`${example.url}?api=${encodeURIComponent(front.origin)}&per-page=2`)
+      await tab.locator('#posts li').nth(1).waitFor()
+      assert.deepEqual(await tab.locator('#posts li a').allTextContents(), ['Slugs and stores', 'Why two tiers'])
+      await tab.locator('#older').click()
+      await tab.locator('#posts li a', { hasText: 'Hello, world' }).waitFor()
+      assert.deepEqual(await tab.locator('#posts li a').allTextContents(), ['Hello, world'])
+      assert.equal(await tab.locator('#older').isHidden(), true, 'no older page after the last')
+      await tab.screenshot({ path: `${SCREENSHOTS}example-older.png`, fullPage: true })
+    })
+    const lists = urls.filter((url) => url.origin === front.origin)
+    assert.deepEqual(lists.map((url) => [url.pathname, url.searchParams.get('limit'), url.searchParams.has('after')]), [['/api/blog', '2', false], ['/api/blog', '2', true]])
   })
 
   test('the example page says a missing post is missing and links back to the list', async () => {

@@ -1,5 +1,5 @@
-// The example page: lists the posts and opens one, with the typed client, from another origin
-// than the API's (so the browser applies CORS). No framework: the DOM, and text only, except a
+// The example page: lists the posts a page at a time and opens one, with the typed client, from
+// another origin than the API's (so the browser applies CORS). No framework: the DOM, and text only, except a
 // post's `content_html`, which the API renders from Markdown with raw HTML escaped and only
 // http, https, mailto and relative links kept, so it is safe to insert as it is.
 import { BlogApiProblem, createBlogClient } from './blog-client.js'
@@ -7,14 +7,18 @@ import { BlogApiProblem, createBlogClient } from './blog-client.js'
 /** The front API's base URL: `?api=…`, by default the one `npm start` runs. */
 const api = new URL(window.location.href).searchParams.get('api') ?? 'http://127.0.0.1:3000'
 const client = createBlogClient({ baseUrl: api })
+/** Posts per page: `?per-page=…` (1 to 1000), 10 by default. */
+const perPage = Number(new URL(window.location.href).searchParams.get('per-page') ?? 10)
 
 const status = document.getElementById('status')
 const list = document.getElementById('posts')
 const article = document.getElementById('post')
+const older = document.getElementById('older')
 document.getElementById('api').textContent = api
 
 function show (element) {
   for (const other of [list, article]) other.hidden = other !== element
+  older.hidden = element !== list || older.getAttribute('href') === null
   status.hidden = element !== undefined
 }
 
@@ -24,8 +28,8 @@ function fail (err) {
   status.textContent = err instanceof BlogApiProblem
     ? `${err.problem.title}: ${err.problem.detail}${err.retryAfter === undefined ? '' : ` (retry in ${err.retryAfter} s)`}`
     : `The blog is unreachable (${err.message}).`
-  // A missing post (or a malformed link) leads back to the list.
-  if (err instanceof BlogApiProblem && (err.kind === 'post-not-found' || err.kind === 'invalid-slug')) {
+  // A missing post (or a malformed link, to a post or a page) leads back to the list.
+  if (err instanceof BlogApiProblem && (err.kind === 'post-not-found' || err.kind === 'invalid-slug' || err.kind === 'invalid-query')) {
     const back = document.createElement('a')
     back.href = '#'
     back.className = 'back'
@@ -38,8 +42,12 @@ function dateOf (post) {
   return typeof post.published_at === 'string' ? post.published_at.slice(0, 10) : ''
 }
 
-async function showList () {
-  const posts = await client.listPosts()
+/** The page of posts after the cursor `after` (the first page without one), linked to the next. */
+async function showList (after) {
+  const { posts, after: next } = await client.listPage({ limit: perPage, after })
+  // The next page's cursor goes in the URL, so that the page can be bookmarked and Back works.
+  if (next === undefined) older.removeAttribute('href')
+  else older.href = `#/after/${encodeURIComponent(next)}`
   list.replaceChildren(...posts.map((post) => {
     const item = document.createElement('li')
     const link = document.createElement('a')
@@ -53,7 +61,7 @@ async function showList () {
     return item
   }))
   if (posts.length === 0) {
-    status.textContent = 'No posts yet.'
+    status.textContent = after === undefined ? 'No posts yet.' : 'No older posts.'
     return
   }
   show(list)
@@ -75,8 +83,9 @@ async function route () {
   delete status.dataset.error
   status.textContent = 'Loading…'
   const slug = /^#\/posts\/(.+)$/.exec(window.location.hash)?.[1]
+  const after = /^#\/after\/(.+)$/.exec(window.location.hash)?.[1]
   try {
-    await (slug === undefined ? showList() : showPost(decodeURIComponent(slug)))
+    await (slug === undefined ? showList(after === undefined ? undefined : decodeURIComponent(after)) : showPost(decodeURIComponent(slug)))
   } catch (err) {
     fail(err)
   }
