@@ -8,6 +8,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createPostUrl, parseSiteUrl } from '../../src/feeds/post-url.js'
+import { KEYED_LIST_PATH } from '../../src/contract/keyed-list.js'
+import { INDEX_AFTER_CALLS } from '../../src/front/cache/page-index.js'
+import { FEED_PATHS } from '../../src/front/feed-routes.js'
 import { MIN_COMPRESSED_BYTES } from '../../src/http/representation.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
@@ -27,6 +30,8 @@ let store: PostStore
 let posts: RunningApp
 let front: RunningApp
 let bare: RunningApp
+/** Every path the post API was asked for. */
+const upstreamPaths: string[] = []
 
 before(async () => {
   database = await sqliteServer.create()
@@ -39,7 +44,9 @@ before(async () => {
     (3, 'three', 'Three', NULL, 'Third.', 'Bob', '[]', '2024-05-01T00:00:00Z')`)
   store = await openTestStore(database.location)
   await store.checkSchema()
-  posts = await listen(buildPostsApp(postsAppOptions(testConfig(), { store, logger: silentLogger })))
+  const postsApp = buildPostsApp(postsAppOptions(testConfig(), { store, logger: silentLogger }))
+  postsApp.addHook('onRequest', async (request) => { upstreamPaths.push(request.url) })
+  posts = await listen(postsApp)
   const site = parseSiteUrl(SITE)
   front = await startFront(new URL(posts.url), { feeds: { site: { url: site, postUrl: createPostUrl(site) }, postUrlTemplate: '{site}/blog/{slug}', feedSize: 20 }, sitemapPageSize: 2 })
   bare = await startFront(new URL(posts.url))
@@ -126,6 +133,12 @@ describe('feeds', () => {
     assert.notEqual(afterCommit.headers.etag, before.headers.etag)
     assert.match(afterCommit.text, /Two, retitled/)
     await database.exec("UPDATE posts SET title = 'Two' WHERE slug = 'two'")
+  })
+
+  test('past the page-index threshold, a feed never makes the front fetch a keyed list of rendered posts', async () => {
+    upstreamPaths.length = 0
+    for (let i = 0; i < INDEX_AFTER_CALLS + 10; i++) assert.equal((await get(front.url, FEED_PATHS[i % FEED_PATHS.length]!)).status, 200)
+    assert.deepEqual(upstreamPaths.filter((path) => path.startsWith(KEYED_LIST_PATH)), [])
   })
 })
 
