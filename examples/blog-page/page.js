@@ -2,7 +2,7 @@
 // than the API's (so the browser applies CORS). No framework: the DOM, and text only, except a
 // post's `content_html`, which the API renders from Markdown with raw HTML escaped and only
 // http, https, mailto and relative links kept, so it is safe to insert as it is.
-import { BlogApiProblem, createBlogClient } from './blog-client.js'
+import { BlogApiProblem, createBlogClient } from './client/index.js'
 
 /** The front API's base URL: `?api=…`, by default the one `npm start` runs. */
 const api = new URL(window.location.href).searchParams.get('api') ?? 'http://127.0.0.1:3000'

@@ -4,7 +4,7 @@
 // types, the package's declarations checked too).
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -83,18 +83,23 @@ describe(`${NAME}, packed and installed into a front end`, () => {
     if (project !== undefined) rmSync(project, { recursive: true, force: true })
   })
 
-  test('the workspace resolves it to its built module, typed, importing nothing (a browser loads it as it is)', async () => {
+  test('the workspace resolves it to its built modules, typed, importing nothing but each other (a browser loads them as they are)', async () => {
     const entry = fileURLToPath(import.meta.resolve(NAME))
     assert.equal(entry, join(CLIENT, 'dist', 'index.js'))
     const built = await import(NAME) as typeof import('../../packages/client/src/index.js')
     assert.equal(typeof built.createBlogClient, 'function')
     assert.match(readFileSync(join(CLIENT, 'dist', 'index.d.ts'), 'utf8'), /export declare function createBlogClient<P extends PostShape = Post>/)
-    assert.doesNotMatch(readFileSync(entry, 'utf8'), /^\s*import\b|\bimport\(/m)
+    for (const file of readdirSync(join(CLIENT, 'dist')).filter((name) => name.endsWith('.js'))) {
+      const code = readFileSync(join(CLIENT, 'dist', file), 'utf8')
+      assert.doesNotMatch(code, /\bimport\(/, file)
+      for (const [, from] of code.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'([^']*)'/gm)) assert.match(from ?? '', /^\.\/[\w-]+\.js$/, `${file} imports ${from}`)
+      assert.doesNotMatch(code.replace(/^(?:import|export)\b[^;]*?\bfrom\s+'\.\/[\w-]+\.js'/gm, ''), /^\s*import\b/m, file)
+    }
   })
 
   test('the tarball holds the built files only, and installs as one package: no dependency, no install script, no native build', () => {
     for (const { path } of packed.files) assert.match(path, /^(?:package\.json|README\.md|dist\/[\w.]+\.(?:js|d\.ts))$/)
-    for (const file of ['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts']) assert.ok(packed.files.some(({ path }) => path === file), file)
+    for (const file of ['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/problem.js', 'dist/schema.d.ts']) assert.ok(packed.files.some(({ path }) => path === file), file)
     const manifest = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'package.json'), 'utf8')) as Record<string, unknown>
     for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'bundleDependencies', 'bundledDependencies', 'gypfile']) {
       assert.equal(manifest[field], undefined, field)
