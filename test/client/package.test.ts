@@ -23,7 +23,7 @@ function run (command: string, args: string[], cwd: string): string {
 }
 
 /** A front end's posts, as its author describes them. */
-const PREAMBLE = `import { BlogApiProblem, createBlogClient, type Page } from '${NAME}'
+const PREAMBLE = `import { BlogApiProblem, createBlogClient, createPostCopy, type Page, type SyncChange } from '${NAME}'
 
 interface MyPost { slug: string, title: string, author: string | null, tags: string[], published_at: string }
 const blog = createBlogClient<MyPost>({ baseUrl: 'https://blog.example.org/' })
@@ -50,7 +50,15 @@ try {
   const status: number = err.status
   console.log(status, err.problem.detail, err.retryAfter)
 }
-console.log(titles, more, tags, whole, slug, column, everything)
+const copy = createPostCopy<MyPost>()
+const change: SyncChange<MyPost> = await blog.sync({ copy })
+const held: string[] = [...copy.posts.values()].map((post) => post.title)
+const trimmedTitle: string | undefined = (await blog.sync({ since: change.until, fields: ['title'] })).upserted[0]?.title
+for await (const event of blog.watch({ since: copy.token, signal: AbortSignal.timeout(1000), onError: console.warn })) {
+  if (event.type === 'change') console.log(event.until, event.upserted.join(), event.deleted.join())
+  else await blog.sync({ copy })
+}
+console.log(titles, more, tags, whole, slug, column, everything, held, trimmedTitle)
 `
 
 /** Uses that must not type-check, one a line, each with the error TypeScript must report on it. */
@@ -63,7 +71,9 @@ const WRONG: Array<[code: string, line: string]> = [
   ['TS2322', 'const author: string = (await blog.getPost(\'a\')).author'],
   ['TS2344', 'const noSlug = createBlogClient<{ title: string }>({ baseUrl: \'https://blog.example.org/\' })'],
   ['TS2322', 'const looseTitle: string = (await loose.getPost(\'a\')).title'],
-  ['TS2345', 'const noLimit = await blog.listPage({ fields: [\'title\'] })']
+  ['TS2345', 'const noLimit = await blog.listPage({ fields: [\'title\'] })'],
+  ['TS2339', 'const trimmedSync = (await blog.sync({ fields: [\'title\'] })).upserted[0]?.author'],
+  ['TS2322', 'const unknownSync = await blog.sync({ fields: [\'subtitle\'] })']
 ]
 
 describe(`${NAME}, packed and installed into a front end`, () => {
@@ -98,7 +108,7 @@ describe(`${NAME}, packed and installed into a front end`, () => {
   })
 
   test('the tarball holds the built files only, and installs as one package: no dependency, no install script, no native build', () => {
-    for (const { path } of packed.files) assert.match(path, /^(?:package\.json|README\.md|dist\/[\w.]+\.(?:js|d\.ts))$/)
+    for (const { path } of packed.files) assert.match(path, /^(?:package\.json|README\.md|dist\/[\w.-]+\.(?:js|d\.ts))$/)
     for (const file of ['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/problem.js', 'dist/schema.d.ts']) assert.ok(packed.files.some(({ path }) => path === file), file)
     const manifest = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'package.json'), 'utf8')) as Record<string, unknown>
     for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'bundleDependencies', 'bundledDependencies', 'gypfile']) {

@@ -5,8 +5,12 @@
 // that import nothing but each other, which a browser loads as they are from one folder.
 import type { components, operations } from './schema.js'
 import { BlogApiProblem, problemOf } from './problem.js'
+import { createSync, type SyncChange, type SyncRequest } from './sync.js'
+import { watchChanges, type WatchEvent, type WatchOptions } from './watch.js'
 
 export { BlogApiProblem, type ProblemDocument, type ProblemKind, type ProblemType } from './problem.js'
+export { applyChange, createPostCopy, type PostCopy, type SyncChange } from './sync.js'
+export type { WatchChange, WatchEvent, WatchExpired, WatchOptions } from './watch.js'
 
 /** What every post has, whatever the table: the constraint on a client's post type. */
 export interface PostShape {
@@ -71,6 +75,9 @@ export interface Page<T = Post> {
   after: string | undefined
 }
 
+/** sync()'s options: the copy (or token) held, and `fields` as for a list. */
+export type SyncOptions<P extends PostShape = Post, F extends FieldName<P> = FieldName<P>> = Omit<SyncRequest<Selected<P, F>>, 'fields'> & Pick<ListOptions<P, F>, 'fields'>
+
 /** A client whose posts are of type P; F, inferred from `fields`, trims each answer's type. */
 export interface BlogClient<P extends PostShape = Post> {
   /** Every post (of `tag`), newest first; `[]` when there are none (the front's 404 `no-posts`). */
@@ -79,6 +86,17 @@ export interface BlogClient<P extends PostShape = Post> {
   listPage: <F extends FieldName<P> = never>(options: PageOptions<P, F>) => Promise<Page<Selected<P, F>>>
   /** The post with this slug; a BlogApiProblem of kind `post-not-found` (404) or `invalid-slug` (400) otherwise. */
   getPost: <F extends FieldName<P> = never>(slug: string, options?: PostOptions<P, F>) => Promise<Selected<P, F>>
+  /**
+   * What changed since the state `since` (or the `copy`'s token), applied to `copy` when given:
+   * the posts added or changed and the slugs removed. Without a state, or when the front no
+   * longer knows it (410 `sync-expired`), every post, with `reset: true`.
+   */
+  sync: <F extends FieldName<P> = never>(options?: SyncOptions<P, F>) => Promise<SyncChange<Selected<P, F>>>
+  /**
+   * The live stream of changes (slugs only; sync() fetches the posts), from the state `since`:
+   * an async iterable that reconnects by itself, resuming where it left off. `break` or `signal` ends it.
+   */
+  watch: (options?: WatchOptions) => AsyncGenerator<WatchEvent, void, undefined>
 }
 
 /**
@@ -125,7 +143,10 @@ export function createBlogClient<P extends PostShape = Post> ({ baseUrl, fetch: 
     return (await get<Selected<P, F>>(`api/blog/${encodeURIComponent(slug)}`, { fields: fields?.join(','), formats: formats?.join(',') }, options)).body
   }
 
-  return { listPosts, listPage, getPost }
+  const sync = createSync(get)
+  const watch = (options?: WatchOptions): AsyncGenerator<WatchEvent, void, undefined> => watchChanges(fetchImpl, new URL('api/changes', base), options)
+
+  return { listPosts, listPage, getPost, sync, watch }
 }
 
 /** The `after` of the `rel="next"` link in a Link header (RFC 8288), if any. */
