@@ -39,9 +39,10 @@ export function changePaths (change: Change): string[] {
 }
 
 /**
- * `tags` as the value of the header `name`: Cloudflare's `Cache-Tag` separates them with
- * commas, `Surrogate-Key` (and any other name) with spaces.
+ * `tags` as the value of the header `name`: Cloudflare's `Cache-Tag` and Akamai's
+ * `Edge-Cache-Tag` separate them with commas, `Surrogate-Key` (Fastly), `xkey` (Varnish) and any
+ * other name with spaces.
  */
 export function tagHeaderValue (name: string, tags: readonly string[]): string {
-  return tags.join(name.toLowerCase() === 'cache-tag' ? ',' : ' ')
+  return tags.join(/^(?:edge-)?cache-tag$/i.test(name) ? ',' : ' ')
 }
