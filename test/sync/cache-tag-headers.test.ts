@@ -10,7 +10,7 @@ import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
 import type { PostStore } from '../../src/store/store.js'
 import { changeCacheTags } from '../../src/sync/cache-tags.js'
-import { MAX_TAG_HEADER_BYTES } from '../../src/sync/cache-tag-headers.js'
+import { createCacheTagHeaders, MAX_TAG_HEADER_BYTES } from '../../src/sync/cache-tag-headers.js'
 import { openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { testConfig } from '../helpers/config.js'
 import { get, type TestResponse } from '../helpers/http.js'
@@ -145,6 +145,17 @@ function cacheTagSuite (name: string, server: TestServer): void {
     })
   })
 }
+
+test('headers are made once per held body, and not at all without header names', () => {
+  assert.equal(createCacheTagHeaders([]), undefined)
+  const tags = createCacheTagHeaders(['Surrogate-Key', 'Cache-Tag'])!
+  const held = {}
+  assert.equal(tags.post('a', held), tags.post('a', held))
+  assert.notEqual(tags.post('a'), tags.post('a'))
+  assert.equal(tags.list({ tag: ['x'] }, held), tags.list({ tag: ['x'] }, held))
+  assert.equal(tags.list({}), tags.posts)
+  assert.deepEqual(tags.list({ tag: ['b', 'a'], tagNot: ['a'] }), { 'Surrogate-Key': 'posts tag-a tag-b', 'Cache-Tag': 'posts,tag-a,tag-b' })
+})
 
 cacheTagSuite('SQLite', sqliteServer)
 cacheTagSuite('PostgreSQL', postgresServer)
