@@ -75,8 +75,8 @@ export interface Page<T = Post> {
   after: string | undefined
 }
 
-/** sync()'s options: the copy (or token) held, and `fields` as for a list. */
-export type SyncOptions<P extends PostShape = Post, F extends FieldName<P> = FieldName<P>> = Omit<SyncRequest<Selected<P, F>>, 'fields'> & Pick<ListOptions<P, F>, 'fields'>
+/** sync()'s options: the copy (or token) held, and `fields` and `formats` as for a list. */
+export type SyncOptions<P extends PostShape = Post, F extends FieldName<P> = FieldName<P>> = Omit<SyncRequest<Selected<P, F>>, 'fields'> & Pick<ListOptions<P, F>, 'fields' | 'formats'>
 
 /** A client whose posts are of type P; F, inferred from `fields`, trims each answer's type. */
 export interface BlogClient<P extends PostShape = Post> {

@@ -42,6 +42,8 @@ export interface SyncRequest<T> extends RequestOptions {
   since?: string | undefined
   /** Only these columns of each upserted post (`slug` always); keep the same ones from sync to sync. */
   fields?: readonly string[] | undefined
+  /** Adds `C_html` and/or `C_text` to each upserted post, for each Markdown column `C`, as for a list. */
+  formats?: ReadonlyArray<'html' | 'text'> | undefined
 }
 
 /** The front's answer: `{ since?, until, upserted, deleted }`. */
@@ -62,9 +64,9 @@ function checked<T> (body: unknown): ChangesAnswer<T> {
 
 /** sync(), over the client's GET. */
 export function createSync (get: Get) {
-  return async function sync<T extends { slug: string }> ({ copy, since = copy?.token, fields, ...options }: SyncRequest<T> = {}): Promise<SyncChange<T>> {
+  return async function sync<T extends { slug: string }> ({ copy, since = copy?.token, fields, formats, ...options }: SyncRequest<T> = {}): Promise<SyncChange<T>> {
     const ask = async (from: string | undefined): Promise<ChangesAnswer<T>> =>
-      checked<T>((await get<unknown>('api/changes', { since: from, fields: fields?.join(',') }, options)).body)
+      checked<T>((await get<unknown>('api/changes', { since: from, fields: fields?.join(','), formats: formats?.join(',') }, options)).body)
     let answer: ChangesAnswer<T>
     let reset = since === undefined
     try {
