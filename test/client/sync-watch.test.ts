@@ -189,6 +189,19 @@ describe('watch()', () => {
     await assert.rejects(blog.watch({ retryMs: 1 }).next(), (err: unknown) => err instanceof BlogApiProblem && err.status === 400)
   })
 
+  test('an answer that is no event stream is a failure, tried again', async () => {
+    const answers = [
+      new Response('[]', { headers: { 'content-type': 'application/json' } }),
+      new Response('retry: 1\nid: b\ndata: {"since":"a","until":"b","upserted":["x"],"deleted":[]}\n\n', { headers: { 'content-type': 'text/event-stream' } })
+    ]
+    const errors: unknown[] = []
+    const fetch = async (): Promise<Response> => answers.shift() ?? new Response(null, { status: 503 })
+    const events = createBlogClient({ baseUrl: 'http://blog.invalid/', fetch }).watch({ retryMs: 1, onError: (err) => errors.push(err) })
+    assert.deepEqual(await next(events), { type: 'change', since: 'a', until: 'b', upserted: ['x'], deleted: [] })
+    assert.ok(errors[0] instanceof TypeError)
+    await events.return()
+  })
+
   test('a stream silent past silenceMs is opened again; abort ends the watch', async () => {
     const blog = createBlogClient({ baseUrl: front.url })
     front.silence(true)
