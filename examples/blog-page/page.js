@@ -1,8 +1,9 @@
 // The example page: lists the posts a page at a time and opens one, with the typed client, from
-// another origin than the API's (so the browser applies CORS). No framework: the DOM, and text only, except a
+// another origin than the API's (so the browser applies CORS), and follows the front's change
+// stream so that what it shows is read again when a post changes. No framework: the DOM, and text only, except a
 // post's `content_html`, which the API renders from Markdown with raw HTML escaped and only
 // http, https, mailto and relative links kept, so it is safe to insert as it is.
-import { BlogApiProblem, createBlogClient } from './blog-client.js'
+import { BlogApiProblem, createBlogClient } from './client/index.js'
 
 /** The front API's base URL: `?api=…`, by default the one `npm start` runs. */
 const api = new URL(window.location.href).searchParams.get('api') ?? 'http://127.0.0.1:3000'
@@ -78,18 +79,51 @@ async function showPost (slug) {
   show(article)
 }
 
-async function route () {
-  status.hidden = false
-  delete status.dataset.error
-  status.textContent = 'Loading…'
+/** The slug of the post shown, or undefined for the list. */
+function shownSlug () {
   const slug = /^#\/posts\/(.+)$/.exec(window.location.hash)?.[1]
+  return slug === undefined ? undefined : decodeURIComponent(slug)
+}
+
+/** The cursor of the list page shown (`#/after/…`), or undefined for the first page. */
+function shownCursor () {
   const after = /^#\/after\/(.+)$/.exec(window.location.hash)?.[1]
+  return after === undefined ? undefined : decodeURIComponent(after)
+}
+
+/** Shows what the address names; `quietly`: in place, without "Loading…" (a live update). */
+async function route ({ quietly = false } = {}) {
+  if (!quietly) {
+    status.hidden = false
+    delete status.dataset.error
+    status.textContent = 'Loading…'
+  }
+  const slug = shownSlug()
   try {
-    await (slug === undefined ? showList(after === undefined ? undefined : decodeURIComponent(after)) : showPost(decodeURIComponent(slug)))
+    await (slug === undefined ? showList(shownCursor()) : showPost(slug))
   } catch (err) {
     fail(err)
   }
 }
 
-window.addEventListener('hashchange', route)
+/**
+ * Reads the page again when a change touches what it shows: the list on any change, a post when
+ * it changed or went. The watch reconnects by itself; a front without a change stream (404) leaves
+ * the page as it is.
+ */
+async function followChanges () {
+  try {
+    for await (const event of client.watch()) {
+      const slug = shownSlug()
+      if (event.type === 'expired' || slug === undefined || event.upserted.includes(slug) || event.deleted.includes(slug)) {
+        await route({ quietly: true })
+      }
+    }
+  } catch {
+    // No change stream here: the page shows what it read.
+  }
+}
+
+window.addEventListener('hashchange', () => route())
 route()
+followChanges()

@@ -21,6 +21,7 @@ import { answerable } from '../http/app.js'
 import { createRepresentation, etagOf, sendRepresentation, type Representation } from '../http/representation.js'
 import type { UpstreamCache } from './cache/upstream-cache.js'
 import { FEED_ROUTE_SCHEMAS } from './feed-schemas.js'
+import type { CacheTagHeaders } from '../sync/cache-tag-headers.js'
 
 export const FEED_PATHS = ['/feed.xml', '/feed.atom', '/feed.json'] as const
 export const SITEMAP_PATH = '/sitemap.xml'
@@ -42,9 +43,11 @@ export interface FeedRoutesOptions {
   cacheControl: string
   /** URLs per sitemap page at most: SITEMAP_MAX_URLS unless a test asks for fewer. */
   sitemapPageSize?: number
+  /** The headers naming each document's cache tags (undefined: none). */
+  tagHeaders?: CacheTagHeaders | undefined
 }
 
-export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheControl, sitemapPageSize = SITEMAP_MAX_URLS }: FeedRoutesOptions): void {
+export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheControl, sitemapPageSize = SITEMAP_MAX_URLS, tagHeaders }: FeedRoutesOptions): void {
   const documents = new LRUCache<string, { source: string, representation: Representation }>({ max: MAX_DOCUMENTS })
 
   function siteOf (): NonNullable<FeedSettings['site']> {
@@ -91,6 +94,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
       postUrl: site.postUrl,
       posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row), excerpt))
     }))!
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, representation))
     return await sendRepresentation(request, reply, representation, cacheControl, contentType)
   }
 
@@ -110,6 +114,8 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const page = pageText === undefined ? undefined : /^[1-9][0-9]{0,8}\.xml$/.test(pageText) ? Number(pageText.slice(0, -4)) : 0
     if (page === 0) throw new ProblemError('not-found', 'No sitemap page has this name.')
     const { rows, source } = await sitemapPosts(request)
+    // A page beyond the last is a 404 until posts fill it: it depends on them too.
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
     // At the site's root, beside /sitemap.xml: the site routes both to this front.
     const pageUrl = (n: number): string => new URL(`/sitemap-${n}.xml`, site.url).href
     const representation = documentFor(`sitemap\n${page ?? 0}`, source, () => sitemapDocument(rows().map((row) => ({
