@@ -9,7 +9,7 @@ import { HOST, type Options } from './options.js'
 import { pageCursors } from './page-cursors.js'
 import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, checkVersus, RESULTS_DIR, TARGETS, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
-import { MEMORY_RUN, PAGE_PATH, requestSequence, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
+import { MEMORY_RUN, PAGE_PATH, requestSequence, SORTED_PAGE_PATH, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
 const BASELINE_SCRIPT = 'bench/baseline-server.ts'
 /** The front's SITE_URL, which serves the feeds. */
@@ -58,7 +58,7 @@ const processesOf = (tiers: Tiers, target: Target): Child[] => target === 'basel
 async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: number, cursors: readonly string[]): Promise<string[]> {
   // A list of 100,000 posts is too large to hold twice here; its sizes are compared by the memory run.
   const paths = [`/api/blog/${slugs[0] ?? ''}`, ...(posts <= 1000 ? ['/api/blog'] : []),
-    ...(cursors.length > 1 ? [PAGE_PATH, `${PAGE_PATH}&after=${cursors[Math.floor(cursors.length / 2)] ?? ''}`] : [])]
+    ...(cursors.length > 1 ? [PAGE_PATH, `${PAGE_PATH}&after=${cursors[Math.floor(cursors.length / 2)] ?? ''}`] : []), SORTED_PAGE_PATH]
   const differences: string[] = []
   for (const path of paths) {
     const [baseline, service] = await Promise.all(TARGETS.map(async (target) => await getBody(originOf(tiers, target), path)))
