@@ -131,7 +131,7 @@ export function buildFrontApp ({
     const { prev, next } = post.body.neighbours ?? {}
     const link = neighbourLink(BLOG_ROUTE, { ...(prev !== undefined && isValidSlug(prev) ? { prev } : {}), ...(next !== undefined && isValidSlug(next) ? { next } : {}) })
     if (link !== undefined) reply.header('link', link)
-    if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug, post.body.representation))
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.servedPost(slug, post.body.representation))
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
 

@@ -143,7 +143,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     if (preview !== undefined) return await previews.serve(request, reply, slug, query, preview)
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
-    if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug, post ?? undefined))
+    if (tagHeaders !== undefined) reply.headers(post === null ? tagHeaders.post(slug) : tagHeaders.servedPost(slug, post))
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     if (post.link !== undefined) reply.header('link', post.link)
     return await sendRepresentation(request, reply, post.representation, await cacheControlFor(reply, version))

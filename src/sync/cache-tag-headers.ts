@@ -19,8 +19,10 @@ export interface CacheTagHeaders {
   readonly posts: TagHeaders
   /** A list or feed filtered by `filter` (kept per `held`, the representation served, when given). */
   list: (filter: ListFilter, held?: object) => TagHeaders
-  /** One post's answer, or the 404 of its slug (kept per `held` when given). */
+  /** The 404 of a slug, or a preview's answer (kept per `held` when given). */
   post: (slug: string, held?: object) => TagHeaders
+  /** A post's answer: its own key, and `posts`, since its neighbour links follow the list order (kept per `held`). */
+  servedPost: (slug: string, held: object) => TagHeaders
 }
 
 /** The headers of `names`; undefined when there are none, so that callers skip them at no cost. */
@@ -58,6 +60,7 @@ export function createCacheTagHeaders (names: readonly string[]): CacheTagHeader
   return {
     posts,
     list: (filter, held) => filter.tag === undefined && filter.tagAll === undefined && filter.tagNot === undefined ? posts : keptOr(held, () => listHeaders(filter)),
-    post: (slug, held) => keptOr(held, () => headersOf([postTag(slug)]))
+    post: (slug, held) => keptOr(held, () => headersOf([postTag(slug)])),
+    servedPost: (slug, held) => keptOr(held, () => headersOf([postTag(slug), POSTS_TAG]))
   }
 }
