@@ -4,7 +4,7 @@
 // store's own index gives (same tokenizer, same bm25 weights), whatever the store.
 import Database from 'better-sqlite3'
 import { checkSearchSettings, type SearchSettings } from './compiled-search.js'
-import type { SearchQuery } from './search-query.js'
+import type { SearchQuery } from '../contract/search-query.js'
 import { fts5MatchExpression, fts5RankSql, fts5Tokenizer } from './sqlite-search.js'
 
 /** A post as the index takes it: its slug and the searched columns (text, or null). */

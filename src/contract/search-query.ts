@@ -2,7 +2,7 @@
 // words, "quoted phrases", -excluded words and -"excluded phrases", and OR between terms.
 // Adjacent terms must all match (AND); OR binds tighter than adjacency, so `a OR b c` means
 // (a OR b) AND c. Every other character is part of a word.
-import { invalidQuery } from '../contract/list-query.js'
+import { invalidQuery } from './list-query.js'
 
 /** The longest `q`, in characters (code points). */
 export const MAX_QUERY_LENGTH = 500
