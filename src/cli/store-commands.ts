@@ -17,7 +17,8 @@ export function describeMigration (outcome: MigrateOutcome | void, where: string
   return `posts in ${where} is a view: nothing was created or changed (no index or trigger can be put on a view); it is served like a table (index the tables it reads on (published_at, slug) for the list order)`
 }
 
-export async function runStoreCommand (command: 'migrate' | 'seed', config: Config, logger: Logger): Promise<void> {
+/** `search`: `migrate --search`, which also creates the store's search index (the only write search makes). */
+export async function runStoreCommand (command: 'migrate' | 'seed', config: Config, logger: Logger, { search = false } = {}): Promise<void> {
   const location = config.store
   if (location.dialect === 'sqlite') {
     // Only `migrate` creates a SQLite file: `seed` would leave an empty one behind.
@@ -29,7 +30,7 @@ export async function runStoreCommand (command: 'migrate' | 'seed', config: Conf
   const store = await openStore(location, storeOptions(config, logger, true))
   try {
     if (command === 'migrate') {
-      logger.info(describeMigration(await store.migrate(), describeStore(location)))
+      logger.info(describeMigration(await store.migrate(search ? { search: config.search } : {}), describeStore(location)))
     } else {
       await store.checkSchema()
       logger.info(`inserted ${await store.seed()} sample posts into ${describeStore(location)}`)

@@ -29,6 +29,9 @@ import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, DEFAULT_RENDER_CACHE_ENT
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
+import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../search/compiled-search.js'
+import { createSearchMatches } from './search-matches.js'
+import { createSearchPages } from './search-pages.js'
 
 export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
@@ -50,12 +53,14 @@ export interface PostsAppOptions extends TierOperationsOptions {
   markdownColumns?: readonly string[]
   /** Markdown to HTML and text (tests count its calls); the project's renderer by default. */
   renderer?: MarkdownRenderer
+  /** What `q` searches (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
+  search?: SearchSettings
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer() }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer(), search = DEFAULT_SEARCH_SETTINGS }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -71,7 +76,18 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const gate = storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers)
   // One rendering per content for the life of the process (src/render/render-cache.ts).
   const render = createRenderCache({ render: renderer, maxEntries: DEFAULT_RENDER_CACHE_ENTRIES, maxBytes: DEFAULT_RENDER_CACHE_BYTES })
-  const bodies = createPostBodies(withRenderedContent(store, { render, markdownColumns }), undefined, measured?.body, gate)
+  const rendered = withRenderedContent(store, { render, markdownColumns })
+  const matches = createSearchMatches(rendered, search)
+  // A snippet is plain text: a Markdown column's is its rendering's.
+  const plainText = (column: string, value: string): string => (markdownColumns ?? ['content']).includes(column) ? render.render(value).text : value
+  const searchPages = createSearchPages({ store: rendered, matches, language: search.language, plainText })
+  const bodies = createPostBodies(rendered, undefined, measured?.body, gate, searchPages)
+  app.addHook('onReady', async () => {
+    // Advice for the log, not awaited (a store slow to answer must not hold the listener back);
+    // a store that fails now fails the first search as it would have.
+    matches.describe().then((way) => logger.info(way), (err: unknown) => logger.warn({ err }, 'could not tell which way search runs'))
+  })
+  app.addHook('onClose', async () => matches.close())
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
@@ -154,6 +170,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
    */
   async function keyedList (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const shape = shapeOf(parseListQuery(request.url))
+    if (shape.q !== undefined) throw invalidQuery('The keyed list does not take q: a search is paged in its relevance order, by its next links.')
     const version = await read(() => bodies.version())
     labelVersion(reply, version)
     const stream = await read(() => bodies.streamKeyed(shape))

@@ -25,7 +25,8 @@ export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, Fr
  * database server; SQLite's run on the event loop, one at a time, where a turn would only refuse
  * pipelined requests the loop serves in order anyway (its lag sheds load: LOAD_SHED_DELAY_MS).
  */
-export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns'>): PostsAppOptions {
+export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns' | 'search'>): PostsAppOptions {
   const storeConcurrency = config.store.dialect === 'sqlite' ? undefined : config.storeConcurrency
-  return { cacheControl: config.cacheControl, server: config.server, storeConcurrency, previewSecret: config.previewSecret, markdownColumns: config.markdownColumns, ...parts }
+  const { cacheControl, server, previewSecret, markdownColumns, search } = config
+  return { cacheControl, server, storeConcurrency, previewSecret, markdownColumns, search, ...parts }
 }

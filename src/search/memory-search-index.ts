@@ -37,6 +37,12 @@ export interface MemorySearchIndex {
 
 const TABLE = 'posts_search'
 
+/** `hits` most relevant first, ties by slug (bytewise), in place. */
+export function sortHits (hits: SearchHit[]): SearchHit[] {
+  const keys = new Map(hits.map((hit) => [hit, Buffer.from(hit.slug)]))
+  return hits.sort((a, b) => b.rank - a.rank || Buffer.compare(keys.get(a) as Buffer, keys.get(b) as Buffer))
+}
+
 /**
  * Opens an empty index. The FTS5 table keeps its own copy of the text: bm25() reads the row count
  * and column lengths from totals that a contentless table with deletes (which keeps no copy)
@@ -92,7 +98,7 @@ export function openMemorySearchIndex (settings: SearchSettings): MemorySearchIn
     search (query) {
       const hits = (select.all(fts5MatchExpression(query)) as Array<[number, number]>)
         .map(([id, score]) => ({ slug: slugs.get(id) as string, rank: score }))
-      return hits.sort((a, b) => b.rank - a.rank || Buffer.compare(Buffer.from(a.slug), Buffer.from(b.slug)))
+      return sortHits(hits)
     },
     get size () {
       return rowIds.size

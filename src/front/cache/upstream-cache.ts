@@ -159,8 +159,9 @@ export function createUpstreamCache ({
     indexing: () => pageIndexes.building(),
     async list (query, requestId, wanted) {
       const { limit } = query
-      // A page index holds the posts of a shape, not their count: a counted page is asked for.
-      if (limit !== undefined && query.count === undefined) {
+      // A page index holds the posts of a shape in list order, not their count nor a search's
+      // relevance order: a counted page, or a search's, is asked for.
+      if (limit !== undefined && query.count === undefined && query.q === undefined) {
         const page = await pageIndexes.page({ ...query, limit }, requestId, wanted)
         if (page !== undefined) return { kind: 'body', body: page }
       }
