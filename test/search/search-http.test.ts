@@ -34,6 +34,9 @@ const POSTS: Fixture[] = [
 
 const QUOKKAS = ['quokka-title', 'quokka-body-1', 'quokka-body-2', 'quokka-body-3', 'markup']
 
+/** Public only from its instant on, under PUBLISHED_ONLY. */
+const SCHEDULED: Fixture = { slug: 'quokka-scheduled', title: 'Quokka season', summary: null, content: filler(3), tags: [], published_at: day(25) }
+
 const upsert = ({ published_at: publishedAt, ...post }: Fixture): PostUpsert => ({ values: { ...post, published_at: new Date(publishedAt) } })
 
 /** Follows the next links from `path` on `base`, returning every page's slugs, in order. */
@@ -61,16 +64,19 @@ for (const [name, server] of SERVERS) {
       let writer: PostStore
       let tiers: Tiers
       let serving: PostStore
+      // The post API's clock (PUBLISHED_ONLY): before the scheduled post's instant, until a test moves it.
+      let clock = Date.parse(day(22))
+      const now = (): number => clock
 
       before(async () => {
         database = await server.create()
         writer = await openTestStore(database.location, { writable: true })
         await writer.migrate(indexed ? { search: DEFAULT_SEARCH_SETTINGS } : {})
         await writer.checkSchema()
-        await writer.upsertPosts(POSTS.map(upsert), { dryRun: false })
-        serving = await openTestStore(database.location)
+        await writer.upsertPosts([...POSTS, SCHEDULED].map(upsert), { dryRun: false })
+        serving = await openTestStore(database.location, { publishing: { publishedOnly: true, now } })
         await serving.checkSchema()
-        tiers = await startTiers(serving)
+        tiers = await startTiers(serving, { now })
       })
       after(async () => {
         await tiers?.close()
@@ -142,6 +148,15 @@ for (const [name, server] of SERVERS) {
         assert.deepEqual(JSON.parse((await get(tiers.front.url, path)).text), [{ slug: 'numbat' }])
         await database.exec("DELETE FROM posts WHERE slug = 'numbat'")
         assert.equal((await get(tiers.front.url, path)).status, 404)
+      })
+
+      test('PUBLISHED_ONLY: a scheduled post is found only once its instant has passed, in the very next search', async () => {
+        const slugs = async (base: string, path: string): Promise<string[]> => ((await get(base, path)).json() as Array<{ slug: string }>).map((post) => post.slug)
+        assert.ok(!(await slugs(tiers.front.url, '/api/blog?q=quokka')).includes(SCHEDULED.slug))
+        assert.equal((await get(tiers.front.url, '/api/blog?q=quokka&count=exact&limit=1')).headers['x-total-count'], String(QUOKKAS.length))
+        clock = Date.parse(day(26))
+        assert.ok((await slugs(tiers.front.url, '/api/blog?q=quokka')).includes(SCHEDULED.slug))
+        assert.equal((await get(tiers.posts.url, '/api/posts?q=quokka&count=exact&limit=1')).headers['x-total-count'], String(QUOKKAS.length + 1))
       })
 
       test('fuzzed q (quotes, parentheses, engine operators, unicode, 2 KB) never gives a 5xx', async () => {
