@@ -169,6 +169,10 @@ describe('serving', () => {
     const migrated = await runCliHere(['migrate'], { DATABASE_URL: filename })
     assert.equal(migrated.code, 0)
     assert.match(migrated.log, /the posts table is ready in sqlite:/)
+    // The search index, only when asked for: the one write search makes.
+    const indexed = await runCliHere(['migrate', '--search'], { DATABASE_URL: filename })
+    assert.equal(indexed.code, 0)
+    assert.match(indexed.log, /added [^"]*table posts_search\b/)
     const seededNow = await runCliHere(['seed'], { DATABASE_URL: filename })
     assert.equal(seededNow.code, 0)
     assert.match(seededNow.log, /inserted 3 sample posts/)
