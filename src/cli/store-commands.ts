@@ -8,6 +8,13 @@ import { storeOptions } from '../process/store-options.js'
 import { openStore } from '../store/open-store.js'
 import type { MigrateOutcome } from '../store/store.js'
 
+/**
+ * The longest statement of `migrate`: building an index reads the whole table (the search index of
+ * 10,000 posts of 600 words took over DB_STATEMENT_TIMEOUT_MS's default 5 s on PostgreSQL), a
+ * one-off the serving bound must not cut short.
+ */
+const MIGRATE_STATEMENT_TIMEOUT_MS = 60 * 60 * 1000
+
 /** What `migrate` did, in one line. */
 export function describeMigration (outcome: MigrateOutcome | void, where: string): string {
   if (outcome === undefined || outcome.posts === 'created') return `the posts table is ready in ${where}`
@@ -27,7 +34,9 @@ export async function runStoreCommand (command: 'migrate' | 'seed', config: Conf
     }
     mkdirSync(dirname(location.filename), { recursive: true })
   }
-  const store = await openStore(location, storeOptions(config, logger, true))
+  const options = storeOptions(config, logger, true)
+  const limits = command === 'migrate' ? { ...options.limits, statementTimeoutMs: Math.max(options.limits.statementTimeoutMs, MIGRATE_STATEMENT_TIMEOUT_MS) } : options.limits
+  const store = await openStore(location, { ...options, limits })
   try {
     if (command === 'migrate') {
       logger.info(describeMigration(await store.migrate(search ? { search: config.search } : {}), describeStore(location)))

@@ -83,6 +83,10 @@ export function createSearchMatches (store: PostStore, settings: SearchSettings)
       const found = await engineOf()
       if (found.columns.length === 0) return `search (q) is off: the posts table has none of the columns SEARCH_COLUMNS names (${settings.columns.join(', ')})`
       if (found.kind === 'store') return `search (q) runs on ${found.search.name} (columns ${found.columns.join(', ')})`
+      if (!store.tracksChanges) {
+        return `search (q) runs on an in-memory index of ${found.columns.join(', ')} brought up to date by reading those columns of every post for each search, ` +
+          'since this store has no posts version: run `migrate --search` for the store\'s own index'
+      }
       return `search (q) runs on an in-memory index of ${found.columns.join(', ')} that this process fills at the first search and keeps by the posts version (\`migrate --search\` makes the store's own)`
     },
     close: () => memory?.close()
