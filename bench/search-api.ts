@@ -5,7 +5,7 @@
 // this posts version (no kept ranked list); the same with `count=exact`, and a query asked again
 // (its ranked list kept). Requests go one at a time: the figures are latencies, p95 the target's.
 // Then the plan of each store's search query (EXPLAIN), as the store runs it.
-//   npm run bench:search -- [--posts 10000] [--queries 200] [--stores sqlite,postgres,mysql]
+//   npm run bench:search -- [--posts 10000] [--queries 200] [--stores sqlite,postgres,mysql] [--modes memory,index]
 // PostgreSQL and MariaDB come from TEST_POSTGRES_URL and TEST_MYSQL_URL (fresh databases, dropped after).
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
@@ -27,7 +27,9 @@ const { values: options } = parseArgs({
   options: {
     posts: { type: 'string', default: '10000' },
     queries: { type: 'string', default: '200' },
-    stores: { type: 'string', default: 'sqlite,postgres,mysql' }
+    stores: { type: 'string', default: 'sqlite,postgres,mysql' },
+    /** `memory`: the post API's in-memory index (no migrate --search); `index`: the store's own. */
+    modes: { type: 'string', default: 'memory,index' }
   }
 })
 const SERVERS: Record<string, TestServer> = { sqlite: sqliteServer, postgres: postgresServer, mysql: mysqlServer }
@@ -52,7 +54,7 @@ async function timed (pool: Pool, path: string): Promise<number> {
 const path = (q: string, extra = ''): string => `/api/posts?q=${encodeURIComponent(q)}&limit=${PAGE}${extra}`
 
 /** One post API process over `location`: the first search (the in-memory index filled, where it is), then the runs. */
-async function measure (label: string, location: StoreLocation, queries: readonly string[]): Promise<void> {
+async function measure (label: string, location: StoreLocation, queries: readonly string[], commit: (i: number) => Promise<void>): Promise<void> {
   const [port] = await freePorts(1)
   const origin = `http://${HOST}:${port}`
   const databaseUrl = location.dialect === 'sqlite' ? location.filename : location.url
@@ -78,6 +80,12 @@ async function measure (label: string, location: StoreLocation, queries: readonl
       if (cursor !== '') pages.push(await timed(pool, path(q, `&after=${encodeURIComponent(cursor)}`)))
     }
     console.log(`- its second page, where there is one (the cursor of the first): ${percentiles(pages)}`)
+    const afterCommit: number[] = []
+    for (let i = 0; i < 10; i++) {
+      await commit(i)
+      afterCommit.push(await timed(pool, path(queries[11 + i] as string)))
+    }
+    console.log(`- the first search after a commit (one post edited; the in-memory index brought to the new version): ${percentiles(afterCommit)}`)
   } finally {
     await pool.close()
     await stopProcess(child)
@@ -129,7 +137,7 @@ for (const name of options.stores.split(',')) {
   const database = await server.create()
   try {
     // As `migrate` opens it: an index over the whole table is no serving read (src/cli/store-commands.ts).
-    const config = testConfig({ DB_STATEMENT_TIMEOUT_MS: String(60 * 60 * 1000) })
+    const config = testConfig({ DB_STATEMENT_TIMEOUT_MS: '600000' })
     const writer = await openTestStore(database.location, { writable: true, config })
     try {
       await writer.migrate()
@@ -139,16 +147,25 @@ for (const name of options.stores.split(',')) {
         await writer.upsertPosts(corpus.posts.slice(i, i + 500).map((post) => ({ values: { ...post } })), { dryRun: false })
       }
       console.log(`\nloaded in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-      await measure(`${name}, in-memory index (no migrate --search)`, database.location, queries)
+      // An editor's commit: one post's content replaced by another's.
+      const commit = async (i: number): Promise<void> => {
+        const post = corpus.posts[(i * 97) % corpus.posts.length] as (typeof corpus.posts)[number]
+        const other = corpus.posts[(i * 31 + 7) % corpus.posts.length] as (typeof corpus.posts)[number]
+        await writer.upsertPosts([{ values: { ...post, content: `${other.content} ${label(i)}` } }], { dryRun: false })
+      }
+      const label = (i: number): string => `edit${i}x${Date.now()}`
+      const modes = options.modes.split(',')
+      if (modes.includes('memory')) await measure(`${name}, in-memory index (no migrate --search)`, database.location, queries, commit)
+      if (!modes.includes('index')) continue
       const indexing = performance.now()
       await writer.migrate({ search: DEFAULT_SEARCH_SETTINGS })
       console.log(`\nmigrate --search: ${((performance.now() - indexing) / 1000).toFixed(1)} s`)
       if (database.location.dialect === 'postgres') await database.exec('ANALYZE posts')
+      await measure(`${name}, the store's index (migrate --search)`, database.location, queries, commit)
     } finally {
       await writer.close()
     }
-    await measure(`${name}, the store's index (migrate --search)`, database.location, queries)
-    await explain(database.location, queries[0] as string)
+    if (options.modes.split(',').includes('index')) await explain(database.location, queries[0] as string)
   } finally {
     await database.drop()
   }

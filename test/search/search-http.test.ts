@@ -153,6 +153,8 @@ for (const [name, server] of SERVERS) {
         assertProblem(await get(tiers.front.url, `/api/blog?q=${'a'.repeat(501)}`), 'invalid-query')
         assertProblem(await get(tiers.front.url, `/api/blog?q=${Array.from({ length: 33 }, (_, i) => `w${i}`).join('+')}`), 'invalid-query')
         assertProblem(await get(tiers.front.url, '/api/blog?highlight=true'), 'invalid-query')
+        // The keyed list holds a shape in list order, never a search's.
+        assertProblem(await get(tiers.posts.url, '/api/posts/keyed?q=quokka'), 'invalid-query')
       })
 
       test('a committed change shows in the very next search', async () => {
