@@ -6,7 +6,7 @@ import { whereSearchMatches, type CompiledSearch, type SearchSettings } from '..
 import { compileMysqlSearch, createMysqlSearchIndex, MYSQL_SEARCH_INDEX, MYSQL_TITLE_INDEX, readMysqlSearchLimits } from '../search/mysql-search.js'
 import { compilePostgresSearch, createPostgresSearchIndex, POSTGRES_SEARCH_COLUMN } from '../search/postgres-search.js'
 import type { SearchQuery } from '../contract/search-query.js'
-import { compileSqliteSearch, createSqliteSearchIndex, SQLITE_SEARCH_TABLE } from '../search/sqlite-search.js'
+import { compileSqliteSearch, createSqliteSearchIndex, fts5Tokenizer, SQLITE_SEARCH_TABLE } from '../search/sqlite-search.js'
 import type { Dialect } from './store.js'
 
 /** Columns the store adds for search and never serves (PostgreSQL's stored document). */
@@ -49,6 +49,9 @@ export async function findSearchIndex (db: Kysely<any>, dialect: Dialect, settin
   if (dialect === 'sqlite') {
     const { rows } = await sql<{ name: string }>`SELECT name FROM pragma_table_info(${SQLITE_SEARCH_TABLE})`.execute(db)
     if (!sameColumns(rows.map((row) => row.name), columns)) return undefined
+    // The table's tokenizer decides the stemming: it must be the language's.
+    const { rows: [table] } = await sql<{ sql: string }>`SELECT sql FROM sqlite_schema WHERE name = ${SQLITE_SEARCH_TABLE}`.execute(db)
+    if (table?.sql.includes(`tokenize='${fts5Tokenizer(settings.language)}'`) !== true) return undefined
     return { name: `the SQLite FTS5 table ${SQLITE_SEARCH_TABLE}`, compile: (query) => compileSqliteSearch(query, settings) }
   }
   if (dialect === 'postgres') {
