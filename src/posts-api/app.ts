@@ -82,11 +82,6 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const plainText = (column: string, value: string): string => (markdownColumns ?? ['content']).includes(column) ? render.render(value).text : value
   const searchPages = createSearchPages({ store: rendered, matches, language: search.language, plainText })
   const bodies = createPostBodies(rendered, undefined, measured?.body, gate, searchPages)
-  app.addHook('onReady', async () => {
-    // Advice for the log, not awaited (a store slow to answer must not hold the listener back);
-    // a store that fails now fails the first search as it would have.
-    matches.describe().then((way) => logger.info(way), (err: unknown) => logger.warn({ err }, 'could not tell which way search runs'))
-  })
   app.addHook('onClose', async () => matches.close())
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)

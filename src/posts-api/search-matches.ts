@@ -160,3 +160,13 @@ function createInMemory (store: PostStore, settings: SearchSettings): InMemory {
     close: () => index.close()
   }
 }
+
+/** Which way search runs on `store` with `settings`, for the start-up log (as the post API's own SearchMatches will find it). */
+export async function describeSearch (store: PostStore, settings: SearchSettings): Promise<string> {
+  const matches = createSearchMatches(store, settings)
+  try {
+    return await matches.describe()
+  } finally {
+    matches.close()
+  }
+}

@@ -133,6 +133,12 @@ describe('a port in use is a line naming its setting, exit 1; what had started i
     })
   }
 
+  test('the post API\'s start-up log says which way search runs', async () => {
+    const { code, log } = await runCliHere(['posts-api', '--posts-port', String(busyPort)], { DATABASE_URL: seeded, METRICS: 'off' })
+    assert.equal(code, 1)
+    assert.match(log, /search \(q\) runs on an in-memory index of title, summary, content that this process fills at the first search/)
+  })
+
   for (const [setting, args] of [
     ['BLOG_PORT', (busy: number, free: number) => ['serve', '--blog-port', String(busy), '--posts-port', String(free)]],
     ['POSTS_PORT', (busy: number, free: number) => ['serve', '--blog-port', String(free), '--posts-port', String(busy)]],

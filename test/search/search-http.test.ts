@@ -13,11 +13,8 @@ import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestData
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
-import { buildPostsApp } from '../../src/posts-api/app.js'
-import { postsAppOptions } from '../../src/process/tier-options.js'
+import { describeSearch } from '../../src/posts-api/search-matches.js'
 import { testConfig } from '../helpers/config.js'
-import { logSink } from '../helpers/log-sink.js'
-import { pollUntil } from '../helpers/poll.js'
 
 const filler = (n: number): string => Array.from({ length: n }, (_, i) => `filler${i % 7} words about nothing much`).join(' ')
 
@@ -92,15 +89,8 @@ for (const [name, server] of SERVERS) {
       test(indexed ? 'the store\'s index is found, and the start-up log names it' : 'the store has no index: the post API keeps its own, and the start-up log says so', async () => {
         const found = await serving.openSearchIndex?.(DEFAULT_SEARCH_SETTINGS)
         assert.equal(found !== undefined, indexed)
-        const { logger, lines } = logSink('info')
-        const app = buildPostsApp(postsAppOptions(testConfig(), { store: serving, logger }))
-        try {
-          await app.ready()
-          const line = await pollUntil('the search log line', () => lines.find((l) => /^search \(q\) runs on/.test(l.msg ?? '')))
-          assert.match(line.msg ?? '', indexed ? /runs on the (SQLite FTS5 table|PostgreSQL column|FULLTEXT index)/ : /runs on an in-memory index of title, summary, content/)
-        } finally {
-          await app.close()
-        }
+        const line = await describeSearch(serving, testConfig().search)
+        assert.match(line, indexed ? /^search \(q\) runs on the (SQLite FTS5 table|PostgreSQL column|FULLTEXT index)/ : /^search \(q\) runs on an in-memory index of title, summary, content/)
       })
 
       test('a title match ranks first, then the body-only matches; every tier answers the same', async () => {
