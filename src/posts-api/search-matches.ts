@@ -10,9 +10,16 @@ import { checkSearchSettings, type SearchSettings } from '../search/compiled-sea
 import { openMemorySearchIndex, type MemorySearchIndex, type SearchHit, type SearchRow } from '../search/memory-search-index.js'
 import { parseSearchQuery } from '../contract/search-query.js'
 import { StoreQueryError, type PostStore, type StoreSearch } from '../store/store.js'
+import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
 
 /** Ranked lists kept per posts version: every distinct search and filter is one, so a flood of them evicts the oldest. */
 const MAX_RANKED_LISTS = 1000
+/**
+ * And their bytes, counted as HIT_BYTES a hit (an object, its slug, its number): a flood of
+ * searches for common words (10,000 hits each) must not hold 1,000 lists of them.
+ */
+const MAX_RANKED_BYTES = 64 * 1024 * 1024
+const HIT_BYTES = 120
 
 export interface SearchMatches {
   /**
@@ -32,7 +39,7 @@ type Engine = { kind: 'store', search: StoreSearch, columns: readonly string[] }
 export function createSearchMatches (store: PostStore, settings: SearchSettings): SearchMatches {
   let engine: Promise<Engine> | undefined
   let memory: InMemory | undefined
-  let kept: { token: string, lists: Map<string, Promise<readonly SearchHit[]>> } | undefined
+  let kept: { token: string, lists: BuildCache<readonly SearchHit[]> } | undefined
 
   /** Found once; a store failure meanwhile is not kept (the next search asks again). */
   function engineOf (): Promise<Engine> {
@@ -65,18 +72,11 @@ export function createSearchMatches (store: PostStore, settings: SearchSettings)
   return {
     async ranked (filter, token) {
       if (token === undefined) return await rank(filter, token)
-      if (kept?.token !== token) kept = { token, lists: new Map() }
-      const { lists } = kept
-      const key = canonicalFilter(filterOf(filter))
-      let list = lists.get(key)
-      if (list === undefined) {
-        if (lists.size >= MAX_RANKED_LISTS) lists.delete(lists.keys().next().value as string)
-        list = rank(filter, token)
-        lists.set(key, list)
-        // A failed search is not kept: the next request searches again.
-        list.catch(() => { if (lists.get(key) === list) lists.delete(key) })
+      if (kept?.token !== token) {
+        kept = { token, lists: createBuildCache({ max: MAX_RANKED_LISTS, maxBytes: MAX_RANKED_BYTES, sizeOf: (hits) => (hits.length + 1) * HIT_BYTES }) }
       }
-      return await list
+      // Concurrent requests share one ranking; a failed one is not kept.
+      return await kept.lists.get(canonicalFilter(filterOf(filter)), async () => await rank(filter, token))
     },
     columns: async () => (await engineOf()).columns,
     async describe () {

@@ -3,7 +3,7 @@
 // posts read by slug with their `fields` and `formats`, and with `highlight=true` each post's
 // `search_snippet` (src/search/search-snippet.ts).
 import { encodeCursor, type ListQuery, type SortKey } from '../contract/list-query.js'
-import { createRepresentation, etagOf } from '../http/representation.js'
+import { createRepresentation, etagOf, type Representation } from '../http/representation.js'
 import type { SearchHit } from '../search/memory-search-index.js'
 import { parseSearchQuery, type SearchQuery } from '../contract/search-query.js'
 import { searchSnippet } from '../search/search-snippet.js'
@@ -99,6 +99,6 @@ export function createSearchPages ({ store, matches, language, plainText = (_col
 }
 
 /** A search page's representation: its validator covers the next link, as a list page's does. */
-export function searchRepresentation ({ body, next }: SearchPage): ReturnType<typeof createRepresentation> {
+export function searchRepresentation ({ body, next }: SearchPage): Representation {
   return next === undefined ? createRepresentation(body) : createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${encodeCursor(next)}`)])))
 }
