@@ -43,14 +43,16 @@ export function createSearchMatches (store: PostStore, settings: SearchSettings)
 
   /** Found once; a store failure meanwhile is not kept (the next search asks again). */
   function engineOf (): Promise<Engine> {
-    engine ??= (async (): Promise<Engine> => {
-      const columns = settings.columns.filter((column) => store.columns.includes(column))
-      if (columns.length === 0) return { kind: 'memory', columns }
-      const present = checkSearchSettings({ ...settings, columns })
-      const search = await store.openSearchIndex?.(present)
-      return search === undefined ? { kind: 'memory', columns } : { kind: 'store', search, columns }
-    })()
-    engine.catch(() => { engine = undefined })
+    if (engine === undefined) {
+      const finding = (async (): Promise<Engine> => {
+        const columns = settings.columns.filter((column) => store.columns.includes(column))
+        if (columns.length === 0) return { kind: 'memory', columns }
+        const search = await store.openSearchIndex?.(checkSearchSettings({ ...settings, columns }))
+        return search === undefined ? { kind: 'memory', columns } : { kind: 'store', search, columns }
+      })()
+      engine = finding
+      finding.catch(() => { if (engine === finding) engine = undefined })
+    }
     return engine
   }
 
