@@ -2,7 +2,7 @@
 // (`BLOG_PORT` ↔ `--blog-port`), each checked by its schema in the settings table (settings.ts)
 // and assembled here into the process's Config. A bad value stops start-up with one line naming
 // the setting.
-import { SETTING_NAMES, SETTINGS, type SettingName, type SettingValue } from './settings.js'
+import { SETTING_NAMES, SETTINGS, type Setting, type SettingName, type SettingValue } from './settings.js'
 import type { StoreLocation } from './process/setting-values.js'
 import { createPostUrl, type PostUrl } from './feeds/post-url.js'
 import type { SearchSettings } from './search/compiled-search.js'
@@ -54,6 +54,8 @@ export interface Config {
   readonly cacheMaxBytes: number
   /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
   readonly corsOrigins: '*' | string[]
+  /** The headers in which both tiers name each answer's cache tags (none: []). */
+  readonly cacheTagHeaders: readonly string[]
   /** Whether Prometheus metrics are kept and served (METRICS). */
   readonly metricsEnabled: boolean
   /** The port of the process's operational listener; undefined: /metrics on each tier's port. */
@@ -136,7 +138,8 @@ export function parseSetting<N extends SettingName> (name: N, text: string | und
 export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): Config {
   const given = (name: SettingName): string | undefined => {
     const value = flags[name] ?? env[name]
-    return value === '' ? undefined : value
+    const setting: Setting = SETTINGS[name]
+    return value === '' ? setting.empty : value
   }
   // Every setting is checked, in the table's order, whichever the command reads.
   const value = Object.fromEntries(SETTING_NAMES.map((name) => [name, parseSetting(name, given(name))])) as { [N in SettingName]: SettingValue<N> }
@@ -178,6 +181,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     previewSecret: value.PREVIEW_SECRET,
     cacheMaxBytes: value.CACHE_MAX_MB * 1024 * 1024,
     corsOrigins: value.CORS_ORIGIN,
+    cacheTagHeaders: value.CACHE_TAG_HEADERS,
     metricsEnabled: value.METRICS,
     adminPort: value.ADMIN_PORT
   })

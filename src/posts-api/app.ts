@@ -29,6 +29,7 @@ import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, DEFAULT_RENDER_CACHE_ENT
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
+import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../search/compiled-search.js'
 import { createSearchMatches } from './search-matches.js'
 import { createSearchPages } from './search-pages.js'
@@ -53,6 +54,8 @@ export interface PostsAppOptions extends TierOperationsOptions {
   markdownColumns?: readonly string[]
   /** Markdown to HTML and text (tests count its calls); the project's renderer by default. */
   renderer?: MarkdownRenderer
+  /** CACHE_TAG_HEADERS: the headers naming what each answer depends on (none: []). */
+  cacheTagHeaders?: readonly string[]
   /** What `q` searches (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
   search?: SearchSettings
 }
@@ -60,7 +63,10 @@ export interface PostsAppOptions extends TierOperationsOptions {
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer(), search = DEFAULT_SEARCH_SETTINGS }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({
+  store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns,
+  renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS
+}: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -86,6 +92,8 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
+  // What each answer depends on, named for CDNs; undefined (nothing to do) when no header is configured.
+  const tagHeaders = createCacheTagHeaders(cacheTagHeaders)
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
     try {
@@ -127,6 +135,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const { body: list, version } = await read(() => bodies.list(query))
     labelVersion(reply, version)
     if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, list.kind === 'whole' ? list.representation : undefined))
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
       return await sendRepresentation(request, reply, list.representation, await cacheControlFor(reply, version))
@@ -143,9 +152,12 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
     const query = parsePostQuery(request.url)
     const preview = previewIn(request.url)
+    // Named like any answer about this slug, so that a refused token's 404 is the very 404 of a missing post.
+    if (preview !== undefined && tagHeaders !== undefined) reply.headers(tagHeaders.post(slug))
     if (preview !== undefined) return await previews.serve(request, reply, slug, query, preview)
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug, post ?? undefined))
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     return await sendRepresentation(request, reply, post, await cacheControlFor(reply, version))
   }
@@ -177,6 +189,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { body, version } = await read(() => bodies.tags())
     labelVersion(reply, version)
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
     return await sendRepresentation(request, reply, body, cacheControl)
   }
 

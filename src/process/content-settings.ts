@@ -35,7 +35,7 @@ export const CONTENT_SETTINGS = {
     default: undefined,
     unset: 'the feeds and the sitemap answer 404',
     help: 'front: the public site\'s URL (http or https), which feeds and the sitemap link to; unset, they answer 404',
-    doc: 'Front: the public site\'s absolute URL (http or https, no query or fragment). Feed and sitemap links are made from it, and relative links in feed content resolved against each post\'s URL. Unset, `/feed.xml`, `/feed.atom`, `/feed.json` and `/sitemap.xml` answer 404 naming it. See [Feeds and sitemap](api.md#feeds-and-sitemap).',
+    doc: 'Front: the public site\'s absolute URL (http or https, no query or fragment). Feed and sitemap links are made from it, and relative links and images in feed content resolved against it (as a folder: `img.png` under `https://example.com/blog` is `https://example.com/blog/img.png`). Unset, `/feed.xml`, `/feed.atom`, `/feed.json` and `/sitemap.xml` answer 404 naming it. See [Feeds and sitemap](api.md#feeds-and-sitemap).',
     schema: siteUrl.optional(),
     readBy: FRONT
   },

@@ -127,6 +127,7 @@ describe('the settings table', () => {
     PREVIEW_SECRET: 'a-preview-secret-of-at-least-32-characters',
     CACHE_MAX_MB: '1',
     CORS_ORIGIN: 'off',
+    CACHE_TAG_HEADERS: 'xkey',
     UPSTREAM_TIMEOUT_MS: '1234',
     UPSTREAM_CONNECT_TIMEOUT_MS: '1234',
     UPSTREAM_HEADERS_TIMEOUT_MS: '1234',
@@ -168,6 +169,17 @@ describe('the settings table', () => {
   test('an empty value is unset: the default applies', () => {
     assert.equal(loadConfig({ BLOG_PORT: '' }).blogPort, 3000)
     assert.equal(loadConfig({ DATABASE_URL: '' }).storeIsDefault, true)
+  })
+
+  test('cache tag headers: Surrogate-Key and Cache-Tag by default; empty or off names none', () => {
+    assert.deepEqual(loadConfig({}).cacheTagHeaders, ['Surrogate-Key', 'Cache-Tag'])
+    assert.deepEqual(loadConfig({ CACHE_TAG_HEADERS: '' }).cacheTagHeaders, [])
+    assert.deepEqual(loadConfig({}, { CACHE_TAG_HEADERS: 'off' }).cacheTagHeaders, [])
+    assert.deepEqual(parseSetting('CACHE_TAG_HEADERS', 'Surrogate-Key, Edge-Cache-Tag'), ['Surrogate-Key', 'Edge-Cache-Tag'])
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'Cache Tag'), /^ConfigError: invalid CACHE_TAG_HEADERS: "Cache Tag" is not a header name$/)
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'Surrogate-Key,,xkey'), /"" is not a header name/)
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'xkey,XKey'), /XKey is listed twice/)
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'ETag'), /ETag is a header the answers carry already/)
   })
 
   test('a refused value names the setting and says why, in one line', () => {

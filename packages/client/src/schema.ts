@@ -72,7 +72,7 @@ export interface paths {
         };
         /**
          * RSS 2.0 feed
-         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). Each item's HTML is in `content:encoded`. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links and images resolved against `SITE_URL`); each item's summary is the `summary` column, else the computed `excerpt` of its text. Each item's HTML is in `content:encoded`. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
          */
         get: operations["getRssFeed"];
         put?: never;
@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * Atom 1.0 feed
-         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links and images resolved against `SITE_URL`); each item's summary is the `summary` column, else the computed `excerpt` of its text. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
          */
         get: operations["getAtomFeed"];
         put?: never;
@@ -112,7 +112,7 @@ export interface paths {
         };
         /**
          * JSON Feed 1.1
-         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links and images resolved against `SITE_URL`); each item's summary is the `summary` column, else the computed `excerpt` of its text. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
          */
         get: operations["getJsonFeed"];
         put?: never;
