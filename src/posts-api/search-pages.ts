@@ -63,8 +63,8 @@ export function createSearchPages ({ store, matches, language, plainText = (_col
   }
 
   /**
-   * The text a snippet is cut from: the searched columns after the title (the summary, the
-   * body), as plain text, or the title when they are empty.
+   * The snippet of the searched columns after the title (the summary, the body) as plain text;
+   * of the title when they are empty, or when only the title holds a word searched for.
    */
   function snippetOf (post: Post, columns: readonly string[], search: SearchQuery): string {
     const textOf = (column: string): string => {
@@ -72,7 +72,10 @@ export function createSearchPages ({ store, matches, language, plainText = (_col
       return typeof value === 'string' ? plainText(column, value) : ''
     }
     const body = columns.filter((column) => column !== 'title').map(textOf).filter((text) => text.trim() !== '').join(' ')
-    return searchSnippet(body === '' ? textOf('title') : body, search, language)
+    const snippet = body === '' ? '' : searchSnippet(body, search, language)
+    if (snippet.includes('<mark>') || !columns.includes('title')) return snippet
+    const title = searchSnippet(textOf('title'), search, language)
+    return title.includes('<mark>') || snippet === '' ? title : snippet
   }
 
   return {

@@ -135,6 +135,9 @@ for (const [name, server] of SERVERS) {
         }
         const markup = posts.find((post) => post.slug === 'markup')
         assert.match(markup?.search_snippet ?? '', /&lt;b&gt;|&amp;/)
+        // A match in the title only: the snippet is the title's.
+        const titled = (await get(tiers.front.url, '/api/blog?q=sightings&highlight=true&fields=slug')).json() as Array<{ search_snippet: string }>
+        assert.deepEqual(titled.map((post) => post.search_snippet), ['Quokka <mark>sightings</mark>'])
       })
 
       test('no match is a 404 naming the search; a q too long or with too many terms is a 400 before any upstream call', async () => {
