@@ -5,6 +5,7 @@
 import { SETTING_NAMES, SETTINGS, type Setting, type SettingName, type SettingValue } from './settings.js'
 import type { StoreLocation } from './process/setting-values.js'
 import { createPostUrl, type PostUrl } from './feeds/post-url.js'
+import type { SearchSettings } from './search/compiled-search.js'
 
 export type { StoreLocation } from './process/setting-values.js'
 export type { SettingName } from './settings.js'
@@ -29,6 +30,8 @@ export interface Config {
   readonly storeConcurrency: number
   /** The Markdown columns (MARKDOWN_COLUMNS); undefined: `content` when the table has it. */
   readonly markdownColumns: readonly string[] | undefined
+  /** What `q` searches, and in which language (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
+  readonly search: SearchSettings
   /** Feeds and sitemap (SITE_URL, POST_URL_TEMPLATE, FEED_SIZE). */
   readonly feeds: FeedSettings
   /** When the front takes an upstream out of rotation, and how it watches for its return. */
@@ -165,6 +168,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     },
     storeConcurrency: value.STORE_CONCURRENCY,
     markdownColumns: value.MARKDOWN_COLUMNS,
+    search: { columns: value.SEARCH_COLUMNS, language: value.SEARCH_LANGUAGE },
     feeds: feedSettings(value.SITE_URL, value.POST_URL_TEMPLATE, value.FEED_SIZE),
     upstreamHealth: { ejectFailures: value.UPSTREAM_EJECT_FAILURES, probeIntervalMs: value.UPSTREAM_PROBE_INTERVAL_MS },
     staleIfErrorS: value.STALE_IF_ERROR_S,

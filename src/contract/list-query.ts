@@ -1,13 +1,14 @@
 // The optional list parameters (`fields`, `limit`, `after`, `sort`, the filters of list-filter.ts,
-// `count`, `formats`), shared by both tiers: checked
+// `highlight`, `count`, `formats`), shared by both tiers: checked
 // the same way at the front (before any upstream call) and at the post API, written back in one
 // canonical order (cache keys, upstream paths, Link headers), and the keyset cursor that `after`
 // carries. A parameter that is not one of them, or one given twice, is refused: a typo must not
 // look like it worked.
 import { canonicalFilter, DATE_FILTERS, FILTER_DETAILS, parseInstant, parseTags, TAG_FILTERS, type ListFilter } from './list-filter.js'
 import { FORMATS_DETAIL, parseFormats, type Format } from './formats.js'
-import { cursorSort, parseSort, SORT_DETAIL, sortOrder, type ListSort } from './list-sort.js'
+import { cursorSort, parseSort, RELEVANCE, SORT_DETAIL, sortOrder, type ListSort } from './list-sort.js'
 import { ProblemError } from './problems.js'
+import { parseSearchQuery } from './search-query.js'
 import { isLookupableSlug, isStorableText } from './slug.js'
 
 /** Sent with `count=exact`: how many posts the query's filters keep, whatever its limit and cursor. */
@@ -35,6 +36,8 @@ export interface SortKey {
   readonly publishedAt?: CursorValue
   readonly sort?: ListSort
   readonly value?: CursorValue
+  /** In a search's relevance order (`q` without a sort): the post's relevance then (larger first). */
+  readonly rank?: number
 }
 
 export interface ListQuery extends ListFilter {
@@ -44,8 +47,10 @@ export interface ListQuery extends ListFilter {
   readonly limit?: number
   /** Only posts after this one in the list order. */
   readonly after?: SortKey
-  /** The list order as given (list-sort.ts); undefined: the default one. */
+  /** The list order as given (list-sort.ts); undefined: the default one, or with `q` its relevance order. */
   readonly sort?: ListSort
+  /** With `q`: each post carries `search_snippet` (src/search/search-snippet.ts). */
+  readonly highlight?: true
   /** `exact`: the answer says how many posts match the filter (X-Total-Count). */
   readonly count?: 'exact'
   /** Representations added for each Markdown column (src/contract/formats.ts). */
@@ -66,16 +71,17 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 export const QUERY_DETAILS = {
   limit: `The limit parameter must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
   after: 'The after parameter must be the cursor of a next link, unchanged.',
-  afterSort: 'The after parameter is the cursor of a list in another order: keep the sort parameter of the link that gave it.',
+  afterSort: 'The after parameter is the cursor of a list in another order: keep the sort and q parameters of the link that gave it.',
   sort: SORT_DETAIL,
   fields: `The fields parameter must list 1 to ${MAX_FIELDS} column names (letters, digits and underscores, not starting with a digit), separated by commas.`,
   count: 'The count parameter must be exact.',
+  highlight: 'The highlight parameter must be true, and comes with q.',
   formats: FORMATS_DETAIL
 } as const
 
 /** Every parameter a list accepts, in canonical order. */
 export const LIST_PARAMETERS: readonly string[] = [
-  'limit', 'after', 'sort', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'formats', 'count'
+  'limit', 'after', 'sort', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'q', 'highlight', 'formats', 'count'
 ]
 
 export function invalidQuery (detail: string): ProblemError {
@@ -93,9 +99,11 @@ export function parseListQuery (url: string): ListQuery {
   const sort = sortText === undefined ? undefined : parseSort(sortText) ?? failWith(QUERY_DETAILS.sort)
   const fields = single(params, 'fields')
   const count = single(params, 'count')
+  const q = single(params, 'q')
+  const highlight = single(params, 'highlight')
   const query: Record<string, unknown> = {
     ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
-    ...(after === undefined ? {} : { after: parseCursor(after, sort) }),
+    ...(after === undefined ? {} : { after: parseCursor(after, cursorSort(sort, q !== undefined)) }),
     ...(sort === undefined ? {} : { sort }),
     ...(fields === undefined ? {} : { fields: parseFields(fields) }),
     ...formatsOf(params)
@@ -108,6 +116,12 @@ export function parseListQuery (url: string): ListQuery {
     const text = single(params, name)
     if (text !== undefined) query[key] = parseInstant(text) ?? failWith(FILTER_DETAILS.date(name))
   }
+  if (q !== undefined) {
+    parseSearchQuery(q)
+    query.q = q
+  }
+  if (highlight !== undefined && (highlight !== 'true' || q === undefined)) throw invalidQuery(QUERY_DETAILS.highlight)
+  if (highlight !== undefined) query.highlight = true
   if (count !== undefined && count !== 'exact') throw invalidQuery(QUERY_DETAILS.count)
   if (count !== undefined) query.count = count
   return query as ListQuery
@@ -135,13 +149,14 @@ function formatsOf (params: URLSearchParams): Pick<ListQuery, 'formats'> {
  * none: equal queries give equal strings (cache keys, coalescing), tags percent-encoded.
  */
 export function canonicalSearch (query: ListQuery): string {
-  const { limit, after, sort, fields, count, formats } = query
+  const { limit, after, sort, fields, count, formats, highlight } = query
   let search = ''
   if (limit !== undefined) search += `&limit=${limit}`
   if (after !== undefined) search += `&after=${encodeCursor(after)}`
   if (sort !== undefined) search += `&sort=${sort}`
   if (fields !== undefined) search += `&fields=${fields.join(',')}`
   search += canonicalFilter(query)
+  if (highlight !== undefined) search += '&highlight=true'
   if (formats !== undefined) search += `&formats=${formats.join(',')}`
   if (count !== undefined) search += `&count=${count}`
   return search === '' ? '' : `?${search.slice(1)}`
@@ -154,11 +169,14 @@ export function nextLink (route: string, query: ListQuery, next: SortKey): strin
 
 /**
  * The opaque cursor: base64url of JSON. In the default order the array `[publishedAt, slug]`,
- * or `[slug]` for a table without published_at; in another, an object naming the sort, which no
- * cursor of the default order can be: `{"title":["Hello","hello"]}`, `{"-slug":["hello"]}`.
+ * or `[slug]` for a table without published_at; in a search's relevance order `["q", rank, slug]`;
+ * in another, an object naming the sort, which no cursor of the default order can be:
+ * `{"title":["Hello","hello"]}`, `{"-slug":["hello"]}`.
  */
-export function encodeCursor ({ slug, publishedAt, sort, value }: SortKey): string {
-  const key = sort !== undefined ? { [sort]: value === undefined ? [slug] : [value, slug] } : publishedAt === undefined ? [slug] : [publishedAt, slug]
+export function encodeCursor ({ slug, publishedAt, sort, value, rank }: SortKey): string {
+  const key = rank !== undefined
+    ? ['q', rank, slug]
+    : sort !== undefined ? { [sort]: value === undefined ? [slug] : [value, slug] } : publishedAt === undefined ? [slug] : [publishedAt, slug]
   return Buffer.from(JSON.stringify(key)).toString('base64url')
 }
 
@@ -195,7 +213,8 @@ export function nextCursorIn (header: string): SortKey | null | undefined {
 
 function sortKeyOf (value: unknown): SortKey | undefined {
   if (!Array.isArray(value)) return sortedKeyOf(value)
-  const [first, second] = value as unknown[]
+  const [first, second, third] = value as unknown[]
+  if (value.length === 3) return first === 'q' && typeof second === 'number' && Number.isFinite(second) && isCursorSlug(third) ? { slug: third, rank: second } : undefined
   if (value.length === 1) return isCursorSlug(first) ? { slug: first } : undefined
   if (value.length !== 2 || !isCursorSlug(second) || !isCursorValue(first)) return undefined
   return { slug: second, publishedAt: first }
@@ -261,10 +280,14 @@ function parseLimit (text: string): number {
   return limit
 }
 
-function parseCursor (text: string, sort: ListSort | undefined): SortKey {
+/**
+ * The cursor of `text`, which must name `order` (cursorSort): a search's relevance order, a
+ * sort's or the default order's cursor cannot resume a list in any other.
+ */
+function parseCursor (text: string, order: ReturnType<typeof cursorSort>): SortKey {
   const key = decodeCursor(text)
   if (key === undefined) throw invalidQuery(QUERY_DETAILS.after)
-  if (key.sort !== cursorSort(sort)) throw invalidQuery(QUERY_DETAILS.afterSort)
+  if ((key.rank === undefined ? key.sort : RELEVANCE) !== order) throw invalidQuery(QUERY_DETAILS.afterSort)
   return key
 }
 

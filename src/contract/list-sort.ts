@@ -27,10 +27,17 @@ export function parseSort (text: string): ListSort | undefined {
   return (SORT_COLUMNS as readonly string[]).includes(column) ? text as ListSort : undefined
 }
 
+/** The order of a search without a sort: most relevant first, its cursors `["q", rank, slug]`. */
+export const RELEVANCE = 'q'
+
 /**
  * The order a cursor must name: undefined for the default one (given or not, its cursors keep
- * their original form), else the sort itself.
+ * their original form), RELEVANCE for a search (`searched`: with `q`) without a sort, else the
+ * sort itself. A search with a sort is in that sort, and takes that sort's cursors.
  */
-export function cursorSort (sort: ListSort | undefined): ListSort | undefined {
-  return sort === undefined || sort === DEFAULT_SORT ? undefined : sort
+export function cursorSort (sort: ListSort | undefined): ListSort | undefined
+export function cursorSort (sort: ListSort | undefined, searched: boolean): ListSort | typeof RELEVANCE | undefined
+export function cursorSort (sort: ListSort | undefined, searched = false): ListSort | typeof RELEVANCE | undefined {
+  if (sort === undefined) return searched ? RELEVANCE : undefined
+  return sort === DEFAULT_SORT ? undefined : sort
 }

@@ -30,6 +30,9 @@ import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
 import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
+import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../search/compiled-search.js'
+import { createSearchMatches } from './search-matches.js'
+import { createSearchPages } from './search-pages.js'
 
 export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
@@ -53,12 +56,17 @@ export interface PostsAppOptions extends TierOperationsOptions {
   renderer?: MarkdownRenderer
   /** CACHE_TAG_HEADERS: the headers naming what each answer depends on (none: []). */
   cacheTagHeaders?: readonly string[]
+  /** What `q` searches (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
+  search?: SearchSettings
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer(), cacheTagHeaders = [] }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({
+  store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns,
+  renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS
+}: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -74,7 +82,13 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const gate = storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers)
   // One rendering per content for the life of the process (src/render/render-cache.ts).
   const render = createRenderCache({ render: renderer, maxEntries: DEFAULT_RENDER_CACHE_ENTRIES, maxBytes: DEFAULT_RENDER_CACHE_BYTES })
-  const bodies = createPostBodies(withRenderedContent(store, { render, markdownColumns }), undefined, measured?.body, gate)
+  const rendered = withRenderedContent(store, { render, markdownColumns })
+  const matches = createSearchMatches(rendered, search)
+  // A snippet is plain text: a Markdown column's is its rendering's.
+  const plainText = (column: string, value: string): string => (markdownColumns ?? ['content']).includes(column) ? render.render(value).text : value
+  const searchPages = createSearchPages({ store: rendered, matches, language: search.language, plainText })
+  const bodies = createPostBodies(rendered, undefined, measured?.body, gate, searchPages)
+  app.addHook('onClose', async () => matches.close())
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
@@ -164,6 +178,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
    */
   async function keyedList (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const shape = shapeOf(parseListQuery(request.url))
+    if (shape.q !== undefined) throw invalidQuery('The keyed list does not take q: a search is paged in its relevance order, by its next links.')
     const version = await read(() => bodies.version())
     labelVersion(reply, version)
     const stream = await read(() => bodies.streamKeyed(shape))

@@ -1,5 +1,6 @@
-// The settings of what the front makes of the posts (rendered Markdown, feeds, the sitemap): a
-// part of the one settings table (src/settings.ts), in the same form.
+// The settings of what the tiers make of the posts (rendered Markdown, search, feeds, the
+// sitemap): a part of the one settings table (src/settings.ts), in the same form.
+import { z } from 'zod'
 import { FRONT, POSTS, type Setting } from './setting-shape.js'
 import { columnNames, count, siteUrl, text } from './setting-values.js'
 
@@ -12,6 +13,22 @@ export const CONTENT_SETTINGS = {
     doc: 'Post API: the Markdown columns, comma-separated. `formats=html,text` adds `C_html` and `C_text` for each of them; the computed fields (`reading_time`, `word_count`, `excerpt`) read the first. A name the table lacks is skipped. See [Rendered content](api.md#rendered-content).',
     schema: columnNames.optional(),
     readBy: POSTS
+  },
+  SEARCH_COLUMNS: {
+    value: 'COLUMNS',
+    default: 'title,summary,content',
+    help: 'post API and migrate: the columns q searches, comma-separated (those the table has); a title match ranks first, then summary, then the rest',
+    doc: 'Post API and `migrate --search`: the text columns `q` searches, comma-separated, distinct; a name the table lacks is skipped. A match in `title` ranks above one in `summary`, which ranks above one in any other column. The store\'s index (`migrate --search`) is made for these columns: after changing them, drop it and run `migrate --search` again, or the post API searches its own in-memory index. See [Search](api.md#search).',
+    schema: columnNames.refine((names) => new Set(names).size === names.length, 'expected distinct column names'),
+    readBy: [...POSTS, 'migrate']
+  },
+  SEARCH_LANGUAGE: {
+    value: 'LANGUAGE',
+    default: 'english',
+    help: 'post API and migrate: the stemming language of search (english), or simple for none',
+    doc: 'Post API and `migrate --search`: the language whose word forms search folds together: `english` (Porter stems on SQLite and the in-memory index; PostgreSQL\'s English configuration, stop words included), or `simple` for none. On PostgreSQL any text search configuration name works. MariaDB and MySQL never stem. See [Search](api.md#search).',
+    schema: z.string().regex(/^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/, 'expected a text search configuration name such as english or simple'),
+    readBy: [...POSTS, 'migrate']
   },
   SITE_URL: {
     value: 'URL',

@@ -25,8 +25,8 @@ export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, Fr
  * database server; SQLite's run on the event loop, one at a time, where a turn would only refuse
  * pipelined requests the loop serves in order anyway (its lag sheds load: LOAD_SHED_DELAY_MS).
  */
-export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns' | 'cacheTagHeaders'>): PostsAppOptions {
+export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns' | 'cacheTagHeaders' | 'search'>): PostsAppOptions {
   const storeConcurrency = config.store.dialect === 'sqlite' ? undefined : config.storeConcurrency
-  const { cacheControl, server, previewSecret, markdownColumns, cacheTagHeaders } = config
-  return { cacheControl, server, storeConcurrency, previewSecret, markdownColumns, cacheTagHeaders, ...parts }
+  const { cacheControl, server, previewSecret, markdownColumns, cacheTagHeaders, search } = config
+  return { cacheControl, server, storeConcurrency, previewSecret, markdownColumns, cacheTagHeaders, search, ...parts }
 }

@@ -149,6 +149,8 @@ describe('the settings table', () => {
     DB_STATEMENT_TIMEOUT_MS: '1234',
     STORE_CONCURRENCY: '7',
     MARKDOWN_COLUMNS: 'body,notes',
+    SEARCH_COLUMNS: 'title,body',
+    SEARCH_LANGUAGE: 'simple',
     SITE_URL: 'https://blog.example',
     POST_URL_TEMPLATE: '{site}/posts/{slug}/',
     FEED_SIZE: '7'

@@ -1,13 +1,19 @@
 // The list queries against a reference model: random rows, random combinations of the filters
-// (tag sets with free-form tags, date windows) and sorts with random pages; the answer's membership and
-// order, its count, a cursor walk through both tiers, and the tag counts equal what the model
-// computes in JavaScript. Then walks with random writes between the pages: every post that
-// exists throughout with the same sort key is served exactly once, in list order.
+// (tag sets with free-form tags, date windows, a search `q` of the posts' words) and sorts with
+// random pages; the answer's membership and order (a search without a sort is in its relevance
+// order: there, the membership, and every walk in the whole list's order; with a sort, the
+// model's order of its matches), its count, a cursor walk through both tiers, and the tag counts
+// equal what the model computes in JavaScript; a cursor used in another order (another sort, or
+// with `q` added or removed where that changes the order) is refused. Then walks with random
+// writes between the pages: every post that exists throughout with the same sort key (and, in a
+// sorted search, matches throughout) is served exactly once, in list order.
 // SQLite always; PostgreSQL (a jsonb and a text[] `tags`) and MySQL when their test servers are
-// set (mandatory in CI), as the store suites run.
+// set (mandatory in CI), as the store suites run; searched with the store's index
+// (`migrate --search`) on some, the post API's in-memory index on the others.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
+import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
 import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -35,11 +41,26 @@ const BOUNDS: ReadonlyArray<readonly [string, string]> = [
  */
 const TITLES = ['a', 'a ', 'A', 'b', 'é', 'e\u0301', 'Z', '\u{1F600}', '\uFFFD', ''] as const
 const SORTS: readonly ListSort[] = SORT_COLUMNS.flatMap((column): ListSort[] => [column, `-${column}`])
+/** Content words: at least 4 letters and no stop word (InnoDB indexes 3 and more), the same stem under every engine. */
+const WORDS = ['apple', 'brick', 'cloud', 'ember', 'fjord', 'grove'] as const
 
-interface Row { slug: string, title: string | null, tags: readonly string[] | null, publishedAt: string | null, updatedAt: string | null }
+/** `words`: the post's content, which a search finds (the titles are for sorting). */
+interface Row { slug: string, title: string | null, words: readonly string[], tags: readonly string[] | null, publishedAt: string | null, updatedAt: string | null }
+
+/** A search, and which contents it matches. */
+interface Search { text: string, matches: (words: readonly string[]) => boolean }
+
+const word = fc.constantFrom(...WORDS)
+const search: fc.Arbitrary<Search> = fc.oneof(
+  word.map((w) => ({ text: w, matches: (words: readonly string[]) => words.includes(w) })),
+  fc.tuple(word, word).map(([a, b]) => ({ text: `${a} ${b}`, matches: (words: readonly string[]) => words.includes(a) && words.includes(b) })),
+  fc.tuple(word, word).map(([a, b]) => ({ text: `${a} OR ${b}`, matches: (words: readonly string[]) => words.includes(a) || words.includes(b) })),
+  fc.tuple(word, word).filter(([a, b]) => a !== b).map(([a, b]) => ({ text: `${a} -${b}`, matches: (words: readonly string[]) => words.includes(a) && !words.includes(b) }))
+)
 
 const row = fc.record({
   title: fc.option(fc.constantFrom(...TITLES), { freq: 6 }),
+  words: fc.subarray([...WORDS], { maxLength: 3 }),
   tags: fc.option(fc.subarray([...TAGS]), { freq: 6 }),
   publishedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 }),
   updatedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 })
@@ -54,7 +75,15 @@ const tagSet = sometimes(fc.subarray([...TAGS], { minLength: 1, maxLength: 3 }))
 const bound = sometimes(fc.constantFrom(...BOUNDS))
 const sort = sometimes(fc.constantFrom(...SORTS))
 const query = fc.record({
-  tag: tagSet, tagAll: tagSet, tagNot: tagSet, publishedAfter: bound, publishedBefore: bound, updatedAfter: bound, sort, limit: fc.integer({ min: 1, max: 5 })
+  q: sometimes(search),
+  tag: tagSet,
+  tagAll: tagSet,
+  tagNot: tagSet,
+  publishedAfter: bound,
+  publishedBefore: bound,
+  updatedAfter: bound,
+  sort,
+  limit: fc.integer({ min: 1, max: 5 })
 })
 type Query = typeof query extends fc.Arbitrary<infer Q> ? Q : never
 
@@ -76,6 +105,7 @@ function searchOf (q: Query): string {
   if (q.publishedBefore !== null) parts.push(`published_before=${q.publishedBefore[0]}`)
   if (q.updatedAfter !== null) parts.push(`updated_after=${q.updatedAfter[0]}`)
   if (q.sort !== null) parts.push(`sort=${q.sort}`)
+  if (q.q !== null) parts.push(`q=${encodeURIComponent(q.q.text)}`)
   return parts.join('&')
 }
 
@@ -117,7 +147,8 @@ function expected (all: readonly Row[], q: Query): string[] {
     (q.tag === null || q.tag.some((t) => holds(r, t))) &&
     (q.tagAll === null || q.tagAll.every((t) => holds(r, t))) &&
     (q.tagNot === null || !q.tagNot.some((t) => holds(r, t))) &&
-    after(r.publishedAt, q.publishedAfter) && before(r.publishedAt, q.publishedBefore) && after(r.updatedAt, q.updatedAfter)
+    after(r.publishedAt, q.publishedAfter) && before(r.publishedAt, q.publishedBefore) && after(r.updatedAt, q.updatedAfter) &&
+    (q.q === null || q.q.matches(r.words))
   ).sort(compareBy(q.sort)).map((r) => r.slug)
 }
 
@@ -140,6 +171,13 @@ const DEFAULT_TABLE = async (db: TestDatabase): Promise<void> => {
   await writer.close()
 }
 
+/** The default table with the store's own search index. */
+const INDEXED_TABLE = async (db: TestDatabase): Promise<void> => {
+  const writer = await openTestStore(db.location, { writable: true })
+  await writer.migrate({ search: DEFAULT_SEARCH_SETTINGS })
+  await writer.close()
+}
+
 function describeModel (name: string, server: TestServer, variant: Variant): void {
   describe(`${name}: list queries against the model`, { skip: server.skip }, () => {
     let db: TestDatabase
@@ -157,7 +195,7 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
     /** The rows as this table can hold them. */
     const held = (all: readonly Row[]): Row[] => variant.nullTitles === true ? [...all] : all.map((r) => ({ ...r, title: r.title ?? 'T' }))
     const values = (r: Row): string =>
-      `(${sqlText(r.slug)}, ${r.title === null ? 'NULL' : sqlText(r.title)}, '', ${variant.tags(r.tags)}, ${variant.timestamp(r.publishedAt)}, ${variant.timestamp(r.updatedAt)})`
+      `(${sqlText(r.slug)}, ${r.title === null ? 'NULL' : sqlText(r.title)}, ${sqlText(r.words.join(' '))}, ${variant.tags(r.tags)}, ${variant.timestamp(r.publishedAt)}, ${variant.timestamp(r.updatedAt)})`
     const insert = async (all: readonly Row[]): Promise<void> => {
       await db.exec(`INSERT INTO posts (slug, title, content, tags, published_at, updated_at) VALUES ${all.map(values).join(', ')}`)
     }
@@ -188,15 +226,24 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
       return slugs
     }
 
-    /** A next link's cursor with another sort: a 400 naming `after` at both tiers, never a page from the wrong place. */
-    async function assertOtherSortRefused (search: string, q: Query): Promise<void> {
+    /**
+     * A next link's cursor in another order (another sort; `q` removed, or added, where that
+     * changes the order: a search without a sort is in its relevance order): a 400 naming
+     * `after` at both tiers, never a page from the wrong place.
+     */
+    async function assertOtherOrderRefused (search: string, q: Query): Promise<void> {
       const first = await get(tiers.posts.url, `/api/posts?limit=${q.limit}${search === '' ? '' : `&${search}`}`)
       const cursor = /[?&]after=([^&>]+)/.exec(String(first.headers.link ?? ''))?.[1]
       if (cursor === undefined) return
-      const other = SORTS.find((s) => sortOrder(s).column !== sortOrder(q.sort ?? DEFAULT_SORT).column) ?? 'slug'
-      for (const [base, route] of [[tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog']] as const) {
-        const refused = await get(base, `${route}?limit=${q.limit}&after=${cursor}&sort=${other}`)
-        assert.match(String(assertProblem(refused, 'invalid-query').detail), /\bafter\b/)
+      const order = (o: Query): string => o.sort === null ? (o.q === null ? DEFAULT_SORT : 'q') : o.sort
+      const otherSort = SORTS.find((s) => sortOrder(s).column !== sortOrder(q.sort ?? DEFAULT_SORT).column) ?? 'slug'
+      const toggled: Query = { ...q, q: q.q === null ? { text: WORDS[0], matches: () => true } : null }
+      const others = [{ ...q, sort: otherSort }, toggled].filter((o) => order(o) !== order(q))
+      for (const other of others) {
+        for (const [base, route] of [[tiers.posts.url, '/api/posts'], [tiers.front.url, '/api/blog']] as const) {
+          const refused = await get(base, `${route}?limit=${q.limit}&after=${cursor}&${searchOf(other)}`)
+          assert.match(String(assertProblem(refused, 'invalid-query').detail), /\bafter\b/, `${route}?${searchOf(other)} after a cursor of ?${search}`)
+        }
       }
     }
 
@@ -223,10 +270,13 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
           const counted = `limit=${q.limit}&count=exact${search === '' ? '' : `&${search}`}`
           assert.equal((await get(tiers.posts.url, `/api/posts?${counted}`)).headers['x-total-count'], String(want.length), counted)
           if (want.length > 0) assert.equal((await get(tiers.front.url, `/api/blog?${counted}`)).headers['x-total-count'], String(want.length), counted)
-          assert.deepEqual((whole.json() as Array<{ slug: string }>).map((p) => p.slug), want, `/api/posts?${search}`)
-          assert.deepEqual(await walk(tiers.posts.url, '/api/posts', search, q.limit), want, `walk /api/posts?${search}`)
-          assert.deepEqual(await walk(tiers.front.url, '/api/blog', search, q.limit), want, `walk /api/blog?${search}`)
-          await assertOtherSortRefused(search, q)
+          const listed = (whole.json() as Array<{ slug: string }>).map((p) => p.slug)
+          // A search without a sort is in its relevance order, which the model does not compute: its members, then every walk in its order.
+          if (q.q === null || q.sort !== null) assert.deepEqual(listed, want, `/api/posts?${search}`)
+          else assert.deepEqual([...listed].sort(), [...want].sort(), `/api/posts?${search}`)
+          assert.deepEqual(await walk(tiers.posts.url, '/api/posts', search, q.limit), listed, `walk /api/posts?${search}`)
+          assert.deepEqual(await walk(tiers.front.url, '/api/blog', search, q.limit), listed, `walk /api/blog?${search}`)
+          await assertOtherOrderRefused(search, q)
         }
       }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
       t.diagnostic(`${name}: ${RUNS} tables, ${asked} queries, ${nonEmpty} with a non-empty answer`)
@@ -268,18 +318,22 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
       }
     }
 
-    test(`${RUNS} walks with writes between the pages: each post whose sort key stays the same is served once, in list order`, { timeout: 600_000 }, async (t) => {
+    test(`${RUNS} walks with writes between the pages: each post whose sort key (and match) stays the same is served once, in list order`, { timeout: 600_000 }, async (t) => {
       let stableServed = 0
       const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
-      await fc.assert(fc.asyncProperty(rows.map(held), sort, fc.integer({ min: 1, max: 4 }), fc.constantFrom('posts', 'front'), fc.array(fc.array(write, { maxLength: 3 }), { maxLength: 8 }),
-        async (initial, s, limit, tier, writes) => {
+      await fc.assert(fc.asyncProperty(rows.map(held), sort, sometimes(search), fc.integer({ min: 1, max: 4 }), fc.constantFrom('posts', 'front'), fc.array(fc.array(write, { maxLength: 3 }), { maxLength: 8 }),
+        async (initial, s, found, limit, tier, writes) => {
+          // A search in a sort; without one its order is its relevance, which moves with any write.
+          const searched = s === null ? null : found
+          const matches = (r: Row): boolean => searched === null || searched.matches(r.words)
           const all = [...initial]
           await load(all)
-          /** The value each post had when the walk began, or undefined once it changed, was deleted or did not exist. */
-          const keys = new Map(initial.map((r) => [r.slug, sortValue(r, s)]))
+          /** The posts matching when the walk began, until their value changes, they stop matching, or are deleted. */
+          const keys = new Map(initial.filter(matches).map((r) => [r.slug, sortValue(r, s)]))
           const [base, route] = tier === 'posts' ? [tiers.posts.url, '/api/posts'] : [tiers.front.url, '/api/blog']
           const served: string[] = []
-          let target: string | undefined = `${route}?limit=${limit}${s === null ? '' : `&sort=${s}`}`
+          const search = `${s === null ? '' : `&sort=${s}`}${searched === null ? '' : `&q=${encodeURIComponent(searched.text)}`}`
+          let target: string | undefined = `${route}?limit=${limit}${search}`
           for (let page = 0; target !== undefined; page++) {
             assert.ok(page <= 40, 'the walk ends')
             const response = await get(base, target)
@@ -291,12 +345,12 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
               const before = all.find((r) => r.slug === w.slug)
               await apply(all, w)
               const now = all.find((r) => r.slug === w.slug)
-              if (before !== undefined && (now === undefined || sortValue(now, s) !== sortValue(before, s))) keys.delete(w.slug)
+              if (before !== undefined && (now === undefined || sortValue(now, s) !== sortValue(before, s) || !matches(now))) keys.delete(w.slug)
             }
           }
           const stable = initial.filter((r) => keys.has(r.slug)).sort(compareBy(s)).map((r) => r.slug)
           const stableServedInOrder = served.filter((slug) => keys.has(slug))
-          assert.deepEqual(stableServedInOrder, stable, `${route} sort=${s ?? ''} limit=${limit}: ${served.join(' ')}`)
+          assert.deepEqual(stableServedInOrder, stable, `${route}?limit=${limit}${search}: ${served.join(' ')}`)
           stableServed += stable.length
         }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
       t.diagnostic(`${name}: ${RUNS} walks, ${stableServed} stable posts served`)
@@ -307,7 +361,9 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
 const isoText = (iso: string | null): string => iso === null ? 'NULL' : sqlText(iso)
 
 describeModel('SQLite', sqliteServer, { table: DEFAULT_TABLE, timestamp: isoText, tags: jsonTags })
+describeModel('SQLite with migrate --search', sqliteServer, { table: INDEXED_TABLE, timestamp: isoText, tags: jsonTags })
 describeModel('PostgreSQL', postgresServer, { table: DEFAULT_TABLE, timestamp: isoText, tags: jsonTags })
+describeModel('PostgreSQL with migrate --search', postgresServer, { table: INDEXED_TABLE, timestamp: isoText, tags: jsonTags })
 describeModel('PostgreSQL text[] tags', postgresServer, {
   table: async (db) => {
     await db.exec(`CREATE TABLE posts (id serial PRIMARY KEY, slug text NOT NULL UNIQUE, title text, content text, tags text[],
@@ -325,8 +381,8 @@ describeModel('SQLite, titles NULL or case-insensitive', sqliteServer, {
   tags: jsonTags,
   nullTitles: true
 })
-describeModel('MySQL', mysqlServer, {
-  table: DEFAULT_TABLE,
+describeModel('MySQL with migrate --search', mysqlServer, {
+  table: INDEXED_TABLE,
   timestamp: (iso) => iso === null ? 'NULL' : sqlText(iso.slice(0, 23).replace('T', ' ')),
   tags: jsonTags
 })

@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * Every post, or a page of them
-         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`), order it (`sort`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, `published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 `invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.
+         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`), order it (`sort`), filter it (`tag`, `tag_all`, `tag_not`, `published_after`, `published_before`, `updated_after`) or search it (`q`, most relevant first unless sorted; `highlight`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 `invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.
          */
         get: operations["listPosts"];
         put?: never;
@@ -226,6 +226,8 @@ export interface components {
         Post: {
             /** @description Unique; the path segment of the post. */
             slug: string;
+            /** @description With `q` and `highlight=true` only: a passage of at most 200 characters of the post's plain text (its summary and body, else its title) around the words searched for, HTML-escaped, each matched word in `<mark>`…`</mark>` (the only markup), `…` where text was cut off. */
+            search_snippet?: string;
         } & {
             [key: string]: unknown;
         };
@@ -300,7 +302,7 @@ export interface operations {
                 formats?: string;
                 /** @description A page: at most this many posts (plain digits, 1 to 1000), with a `Link` to the next page when more follow. */
                 limit?: number;
-                /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). It belongs to the order of its list: with another `sort`, a 400 `invalid-query`. */
+                /** @description The cursor of a `next` link, unchanged: the posts after the last one of the previous page (keyset, never an offset). It belongs to the order of its list: with another `sort`, or a search's without `sort` (its relevance order) used otherwise, a 400 `invalid-query`. */
                 after?: string;
                 /** @description The list order: a column (`published_at`, `updated_at`, `title`, `slug`; one the table lacks is a 400 `invalid-query`), ascending, or descending after `-`; default `-published_at` (newest first). Ties by `slug` ascending, posts without a value last in both directions; text by Unicode code points (`B` before `a`, `a` before `a `), on every store. */
                 sort?: "published_at" | "-published_at" | "updated_at" | "-updated_at" | "title" | "-title" | "slug" | "-slug";
@@ -316,6 +318,10 @@ export interface operations {
                 published_before?: string;
                 /** @description Only posts whose `updated_at` is strictly after this instant: an RFC 3339 timestamp (its `+` percent-encoded as `%2B`) or a date (its start in UTC). A post without a `updated_at` is left out; a table without that column, or whose column holds no dates, is a 400 `invalid-query`. */
                 updated_after?: string;
+                /** @description Full-text search of `title`, `summary` and `content` (SEARCH_COLUMNS): words (all must match), `"quoted phrases"`, `-excluded` words or phrases, and `OR` between terms (`a OR b c` is (a or b) and c); any other character is part of a word, never an operator of the store's engine. Words match by stem (SEARCH_LANGUAGE, default `english`), case and accents folded. Without `sort`, the most relevant come first (a title match above a body match), ties by `slug`; with it, the matches in that order; the pages of one search within one posts version never repeat a post. At most 500 characters and 32 terms, with at least one word that is not excluded, else a 400 `invalid-query`. */
+                q?: string;
+                /** @description With `q` only: each post carries `search_snippet`, the passage around the words searched for, HTML-escaped, matches in `<mark>`. */
+                highlight?: "true";
                 /** @description The answer carries `X-Total-Count`: how many posts match the filters, whatever `limit` and `after`. */
                 count?: "exact";
             };
