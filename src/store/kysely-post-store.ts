@@ -2,13 +2,13 @@
 // differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { ListFilter } from '../contract/list-filter.js'
-import { QUERY_DETAILS, type CursorValue, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
+import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { sortOrder, type SortColumn } from '../contract/list-sort.js'
 import type { Neighbours } from '../contract/neighbours.js'
-import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
+import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'
 import { SAMPLE_POSTS } from './sample-posts.js'
 import { sortValueCheck } from './sort-key-values.js'
-import { listOrder, type ListOrder, type OrderColumn, type OrderParts } from './list-order.js'
+import { listOrder, SORT_KEY, sortKeyOf, withoutSortKey, type ListOrder, type OrderColumn, type OrderParts } from './list-order.js'
 import { checkFilter, filterConditions, type DateCondition, type FilterColumns } from './filter-conditions.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
@@ -23,9 +23,6 @@ import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
-
-/** The alias under which a page reads each row's exact sort value (removed before serving). */
-const SORT_KEY = 'blog_read_api_sort_key'
 
 export class KyselyPostStore implements PostStore {
   readonly dialect: Dialect
@@ -297,23 +294,4 @@ export class KyselyPostStore implements PostStore {
     if (after !== undefined && this.#spec.isInvalidKey(err)) return new StoreQueryError(QUERY_DETAILS.after)
     return err
   }
-}
-
-/** The sort key of a row read with its exact sort value. */
-function sortKeyOf (order: ListOrder, row: Record<string, unknown>): SortKey {
-  const slug = row.slug as string
-  return order.keyOf(slug, order.exact === undefined ? null : cursorValueOf(row[SORT_KEY]))
-}
-
-function cursorValueOf (at: unknown): CursorValue {
-  if (at === null || typeof at === 'string') return at
-  if (typeof at === 'bigint') return bigintToJson(at)
-  if (typeof at === 'number' && Number.isFinite(at)) return at
-  // SQLite only (the others read it as text): a real that JSON cannot hold, or a blob.
-  throw new Error(`cannot page past a sort value of type ${typeof at}`)
-}
-
-function withoutSortKey (row: Record<string, unknown>): Record<string, unknown> {
-  delete row[SORT_KEY]
-  return row
 }

@@ -8,6 +8,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { CursorValue, SortKey } from '../contract/list-query.js'
 import { cursorSort, DEFAULT_SORT, sortOrder, type ListSort, type SortColumn } from '../contract/list-sort.js'
 import type { SortValueCheck } from './sort-key-values.js'
+import { bigintToJson } from './normalise-row.js'
 
 /** A column the table has that a list may be sorted by. */
 export interface OrderColumn {
@@ -100,4 +101,26 @@ function slugOrder (slug: RawBuilder<unknown>, descending: boolean, named: ListS
     ranges: (after) => [after === undefined ? undefined : sql<boolean>`${slug} ${sql.raw(descending ? '<' : '>')} ${after.slug}`],
     before: (last) => [{ range: sql<boolean>`${slug} ${sql.raw(descending ? '>' : '<')} ${last.slug}`, orderBy: [descending ? slug : sql`${slug} DESC`] }]
   }
+}
+
+/** The alias under which a read takes each row's exact sort value (removed before serving). */
+export const SORT_KEY = 'blog_read_api_sort_key'
+
+/** The sort key of a row read with its exact sort value (as SORT_KEY). */
+export function sortKeyOf (order: ListOrder, row: Record<string, unknown>): SortKey {
+  const slug = row.slug as string
+  return order.keyOf(slug, order.exact === undefined ? null : cursorValueOf(row[SORT_KEY]))
+}
+
+function cursorValueOf (at: unknown): CursorValue {
+  if (at === null || typeof at === 'string') return at
+  if (typeof at === 'bigint') return bigintToJson(at)
+  if (typeof at === 'number' && Number.isFinite(at)) return at
+  // SQLite only (the others read it as text): a real that JSON cannot hold, or a blob.
+  throw new Error(`cannot page past a sort value of type ${typeof at}`)
+}
+
+export function withoutSortKey (row: Record<string, unknown>): Record<string, unknown> {
+  delete row[SORT_KEY]
+  return row
 }
