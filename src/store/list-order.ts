@@ -1,6 +1,6 @@
 // A list order (src/contract/list-sort.ts) as SQL: the ORDER BY terms, the reads that resume after
-// a cursor, the expression a cursor's value is read from, and what a cursor of this order may
-// hold. Every order ends with the slug (bytewise, ascending), and puts the posts whose sort
+// a cursor, the expression a cursor's value is read from (and a row's key from what it read), and
+// what a cursor of this order may hold. Every order ends with the slug (bytewise, ascending), and puts the posts whose sort
 // column is NULL last, in both directions, on every store: they are a read of their own, after
 // the others (never NULLS FIRST/LAST, which MySQL lacks, nor `OR x IS NULL`, which costs the
 // index bound).
