@@ -11,6 +11,7 @@ import { createMarkdownRenderer } from '../../src/render/markdown-renderer.js'
 import { checkRenderedHtml } from './rendered-html.js'
 
 const CHILD = 'BLOG_READ_API_RENDER_CHILD'
+const READY = { ready: true }
 
 if (process.env[CHILD] === '1' && process.send !== undefined) {
   const render = createMarkdownRenderer()
@@ -23,6 +24,9 @@ if (process.env[CHILD] === '1' && process.send !== undefined) {
     }
     process.send?.(verdict, () => process.exit(0))
   })
+  // A message that arrives before the listener above is lost (the child reads its channel while
+  // its modules still load), so the parent sends the source only once told the child listens.
+  process.send(READY)
 }
 
 /**
@@ -39,14 +43,17 @@ export async function renderAndCheckWithin (source: string, limitMs: number): Pr
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no rendering within ${limitMs} ms`)), limitMs)
-      child.once('message', (verdict) => {
+      child.on('message', (message) => {
+        if (typeof message === 'object' && message !== null && 'ready' in message) {
+          child.send(source)
+          return
+        }
         clearTimeout(timer)
-        if (verdict === '') resolve()
-        else reject(new Error(`the rendered HTML fails its check: ${String(verdict)}`))
+        if (message === '') resolve()
+        else reject(new Error(`the rendered HTML fails its check: ${String(message)}`))
       })
       child.once('error', (err) => { clearTimeout(timer); reject(err) })
       child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the renderer exited with ${code} before answering`)) })
-      child.send(source)
     })
   } finally {
     child.kill('SIGKILL')
