@@ -26,8 +26,8 @@ export interface LoadResult {
   ratio?: number
   /** A scenario the baseline does not serve: the service's figures over those of the scenario it extends. */
   versus?: { scenario: ScenarioName, requestsRatio?: number, cpuRatio?: number }
-  /** Its requests/s over those of the scenario its `minShareOf` names, on the same processes. */
-  share?: { scenario: ScenarioName, ratio?: number }
+  /** Its `minShareOf` target: its ratio to the baseline (see Scenario), and that scenario's own. */
+  share?: { scenario: ScenarioName, ratio?: number, of?: number }
   checks: { ratio?: boolean, p99?: boolean, cost?: boolean, share?: boolean }
   error?: string
 }
@@ -83,15 +83,18 @@ export function checkVersus (result: LoadResult, plain: LoadResult): void {
   if (maxP99Ms !== undefined) result.checks.p99 = service.p99Ms <= maxP99Ms
 }
 
-/** `result`'s requests/s as a share of `other`'s (its `minShareOf`, on the same processes). */
-export function checkShare (result: LoadResult, other: LoadResult): void {
+/**
+ * `result`'s `minShareOf` target: its req/s over the baseline's in `here` (that scenario on the
+ * same processes), against `home`'s ratio (that scenario on its own dataset).
+ */
+export function checkShare (result: LoadResult, here: LoadResult, home: LoadResult | undefined): void {
   const { minShareOf } = scenarioOf(result.scenario)
   const service = result.figures.service
-  const base = other.figures.service
-  result.share = { scenario: other.scenario }
+  const base = here.figures.baseline
+  result.share = { scenario: here.scenario, of: home?.ratio }
   if (minShareOf === undefined || service === undefined || base === undefined || base.requestsPerSecond <= 0) return
   result.share.ratio = service.requestsPerSecond / base.requestsPerSecond
-  result.checks.share = result.share.ratio >= minShareOf.share
+  if (result.share.of !== undefined) result.checks.share = result.share.ratio >= minShareOf.share * result.share.of
 }
 
 export function checkMemory (result: MemoryResult): void {
@@ -171,7 +174,7 @@ function versusRow (r: LoadResult): string {
   const times = (value: number | undefined): string => value === undefined ? '–' : `${value.toFixed(2)}×`
   const share = scenario.minShareOf === undefined
     ? []
-    : [`req/s ≥ ${scenario.minShareOf.share.toFixed(2)} of ${scenario.minShareOf.scenario}'s (${times(r.share?.ratio)}) ${mark(r.checks.share)}`]
+    : [`ratio ≥ ${scenario.minShareOf.share.toFixed(2)} × ${scenario.minShareOf.scenario}'s (${ratio(r.share?.ratio)} against ${ratio(r.share?.of)}) ${mark(r.checks.share)}`]
   const cost = scenario.maxCostRatio === undefined ? [] : [`≤ ${scenario.maxCostRatio.toFixed(2)}× ${mark(r.checks.cost)}`]
   const target = [...cost, ...share].join(', ') || '–'
   return `| ${r.store} | ${r.scenario} | ${postsOf(r)} | ${requestsPerSecond(s)} | ${ms(s.p50Ms)} / ${ms(s.p99Ms)} | ` +

@@ -9,7 +9,7 @@ import { HOST, type Options } from './options.js'
 import { pageCursors } from './page-cursors.js'
 import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, checkShare, checkVersus, RESULTS_DIR, TARGETS, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
-import { baselineServes, MEMORY_RUN, PAGE_PATH, requestSequence, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
+import { baselineServes, homeOf, MEMORY_RUN, PAGE_PATH, requestSequence, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
 const BASELINE_SCRIPT = 'bench/baseline-server.ts'
 /** The front's SITE_URL, which serves the feeds. */
@@ -145,7 +145,7 @@ function summary (result: LoadResult | MemoryResult): string {
   }
   const { service, baseline } = result.figures
   if (result.versus !== undefined) {
-    const share = result.share === undefined ? '' : `; req/s ×${result.share.ratio?.toFixed(2) ?? '–'} of ${result.share.scenario}'s`
+    const share = result.share === undefined ? '' : `; ratio ${result.share.ratio?.toFixed(2) ?? '–'} against ${result.share.scenario}'s ${result.share.of?.toFixed(2) ?? '–'}`
     return `service ${Math.round(service?.requestsPerSecond ?? 0)} req/s (against ${result.versus.scenario}: req/s ×${result.versus.requestsRatio?.toFixed(2) ?? '–'}, ` +
       `CPU per request ×${result.versus.cpuRatio?.toFixed(2) ?? '–'}${share}; p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
   }
@@ -179,8 +179,13 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
       const { versus, minShareOf } = scenarioOf(name)
       const plain = versus === undefined ? undefined : results.get(versus)
       if (result.kind === 'load' && plain?.kind === 'load') checkVersus(result, plain)
-      const other = minShareOf === undefined ? undefined : results.get(minShareOf.scenario)
-      if (result.kind === 'load' && other?.kind === 'load') checkShare(result, other)
+      const here = minShareOf === undefined ? undefined : results.get(minShareOf.scenario)
+      if (result.kind === 'load' && here?.kind === 'load' && minShareOf !== undefined) {
+        // That scenario on its own dataset: this phase, or an earlier one (phases follow the table).
+        const { dataset, posts } = homeOf(minShareOf.scenario, options.smoke)
+        const home = report.results.find((r): r is LoadResult => r.kind === 'load' && r.store === store && r.scenario === minShareOf.scenario && r.dataset === dataset && r.posts === posts)
+        checkShare(result, here, home)
+      }
       results.set(name, result)
       report.results.push(result)
       log(`${label}: ${name}: ${summary(result)}`)

@@ -53,9 +53,10 @@ export interface Scenario<Name extends string = string> {
   /** The target: CPU per request at most this multiple of the `versus` scenario's. */
   readonly maxCostRatio?: number
   /**
-   * The target: req/s at least `share` of `scenario`'s on the same processes (which the plan runs
-   * too, on this scenario's dataset). As the baseline answers both from memory, this is `share`
-   * of that scenario's ratio to the baseline.
+   * The target: its ratio to the baseline at least `share` of `scenario`'s (measured on that
+   * one's own dataset, same store). The baseline does not serve this scenario, so its ratio is its
+   * req/s over the baseline's for `scenario` on the same processes (which the plan runs there too):
+   * the baseline would answer it from memory as it answers that one.
    */
   readonly minShareOf?: { readonly scenario: Name, readonly share: number }
   /** Measured on the service alone, as what others are measured against; no target of its own. */
@@ -223,15 +224,22 @@ const referencesOf = (name: ScenarioName): ScenarioName[] => {
   return [versus, minShareOf?.scenario].filter((reference) => reference !== undefined)
 }
 
+/** The dataset a scenario runs on, when it runs for itself (not as another's reference). */
+export function homeOf (name: ScenarioName, smoke: boolean): { dataset: Dataset, posts: number } {
+  const { dataset = 'posts', posts } = scenarioOf(name)
+  return { dataset, posts: smoke ? SMOKE_POSTS[dataset] : posts }
+}
+
 /** The phases that run `selected` (and the scenarios they are measured against), in table order. */
 export function planOf (selected: ReadonlySet<ScenarioName>, smoke: boolean): Phase[] {
   const phases: Array<{ dataset: Dataset, posts: number, wanted: Set<ScenarioName> }> = []
   const shared = new Map<string, (typeof phases)[number]>()
+  // A `minShareOf` target also needs that scenario on its own dataset.
+  const runs = new Set([...selected, ...[...selected].flatMap((name) => scenarioOf(name).minShareOf?.scenario ?? [])])
   for (const name of SCENARIO_NAMES) {
     const scenario = scenarioOf(name)
-    if (!selected.has(name) || (smoke && scenario.smoke !== true)) continue
-    const dataset = scenario.dataset ?? 'posts'
-    const posts = smoke ? SMOKE_POSTS[dataset] : scenario.posts
+    if (!runs.has(name) || (smoke && scenario.smoke !== true)) continue
+    const { dataset, posts } = homeOf(name, smoke)
     if (scenario.ownProcesses === true && !smoke) {
       phases.push({ dataset, posts, wanted: new Set([name]) })
       continue
