@@ -29,6 +29,9 @@ import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, DEFAULT_RENDER_CACHE_ENT
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
+import { POSTS_CHANGES_PATH } from '../sync/changes-query.js'
+import { registerChangesRoute } from './changes-route.js'
+import { startPostsSync, type SyncSettings } from './posts-sync-wiring.js'
 
 export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
@@ -50,12 +53,14 @@ export interface PostsAppOptions extends TierOperationsOptions {
   markdownColumns?: readonly string[]
   /** Markdown to HTML and text (tests count its calls); the project's renderer by default. */
   renderer?: MarkdownRenderer
+  /** Sync polling and webhooks (SYNC_POLL_MS, WEBHOOK_URLS, WEBHOOK_SECRET); the defaults: no webhooks. */
+  sync?: SyncSettings
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer() }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer(), sync: syncSettings = {} }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -63,7 +68,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, KEYED_LIST_PATH, TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, POSTS_CHANGES_PATH, KEYED_LIST_PATH, TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
@@ -71,7 +76,10 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   const gate = storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers)
   // One rendering per content for the life of the process (src/render/render-cache.ts).
   const render = createRenderCache({ render: renderer, maxEntries: DEFAULT_RENDER_CACHE_ENTRIES, maxBytes: DEFAULT_RENDER_CACHE_BYTES })
-  const bodies = createPostBodies(withRenderedContent(store, { render, markdownColumns }), undefined, measured?.body, gate)
+  const rendered = withRenderedContent(store, { render, markdownColumns })
+  const bodies = createPostBodies(rendered, undefined, measured?.body, gate)
+  const sync = startPostsSync({ store: givenStore, version: () => bodies.version(), logger, registry: metrics?.registry, settings: syncSettings })
+  app.addHook('preClose', (done) => { sync.close(); done() })
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
@@ -176,6 +184,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     api.get(VERSION_PATH, { schema: POSTS_ROUTE_SCHEMAS.version }, currentVersion)
     api.get(KEYED_LIST_PATH, { schema: POSTS_ROUTE_SCHEMAS.keyed }, keyedList)
     api.get(TAGS_PATH, { schema: POSTS_ROUTE_SCHEMAS.tags }, listTags)
+    registerChangesRoute(api, { sync, store: rendered, read: async (query) => await read(() => gated(query)), schema: POSTS_ROUTE_SCHEMAS.changes })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

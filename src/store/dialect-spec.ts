@@ -41,6 +41,11 @@ export interface DialectSpec {
   createDefaultTable (db: Kysely<Tables>): Promise<void>
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
+  /**
+   * A row's own version, as text, where the store keeps one (PostgreSQL's `xmin`); used when a
+   * query selecting it from `posts` succeeds (a view or a compatible engine may lack it).
+   */
+  readonly rowVersion?: RawBuilder<string>
   /** See PostStore.poolStats. */
   poolStats?: () => PoolStats | undefined
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */

@@ -16,6 +16,8 @@ import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
+import { NO_ROW_VERSIONS, rowVersionReader, type RowVersionReader } from './row-versions.js'
+import type { RowVersions } from '../sync/state-token.js'
 
 /** The alias under which a page reads each row's exact `published_at` (removed before serving). */
 const SORT_KEY = 'blog_read_api_sort_key'
@@ -33,6 +35,7 @@ export class KyselyPostStore implements PostStore {
   #columns: readonly string[] = []
   readonly #publishing: PublishingOptions
   #published: PublishingReads = NO_PUBLISHING_READS
+  #rowVersions: RowVersionReader = NO_ROW_VERSIONS
 
   constructor (db: Kysely<Tables>, spec: DialectSpec, publishing: PublishingOptions = { publishedOnly: false }) {
     this.#db = db
@@ -65,6 +68,13 @@ export class KyselyPostStore implements PostStore {
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
     this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
+    this.#rowVersions = await rowVersionReader({
+      db: this.#db, spec: this.#spec, visible: () => this.#published.condition(), streamPosts: () => this.streamPosts(), read: async (query) => await this.#read(query)
+    })
+  }
+
+  async readRowVersions (): Promise<RowVersions> {
+    return await this.#rowVersions.read()
   }
 
   readNextScheduledInstant = async (): Promise<number | undefined> => await this.#published.readNextScheduledInstant()

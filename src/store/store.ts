@@ -2,6 +2,7 @@
 import type { ListFilter } from '../contract/list-filter.js'
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 import type { PublishingState } from '../publishing/publishing-options.js'
+import type { RowVersions } from '../sync/state-token.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
@@ -84,6 +85,14 @@ export interface PostStore {
    * none, or when the rule is off. For stores without change tracking, whose token cannot carry it.
    */
   readNextScheduledInstant? (): Promise<number | undefined>
+  /**
+   * Slug → version of every post the list serves now (the publishing rule applied): a version
+   * moves whenever what a client would receive for that post may have. PostgreSQL answers its
+   * rows' `xmin` (one cheap query, exact: every write of a row gives it a new one); the other
+   * stores (and PostgreSQL-compatible engines or views without `xmin`) a digest of each row
+   * (src/sync/row-version.ts), every row read.
+   */
+  readRowVersions (): Promise<RowVersions>
   /** As findPostBySlug, whatever the publishing rule says (a preview). */
   findAnyPostBySlug? (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */
