@@ -42,10 +42,12 @@ export interface DialectSpec {
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
   /**
-   * A row's own version, as text, where the store keeps one (PostgreSQL's `xmin`); used when a
-   * query selecting it from `posts` succeeds (a view or a compatible engine may lack it).
+   * A row's version computed by the store, as text, over `columns`: PostgreSQL's own `xmin`, a
+   * digest of the columns on MySQL/MariaDB (each poll then moves slugs and digests, not the
+   * rows). Used when a query selecting it from `posts` succeeds (a view or a compatible engine
+   * may lack `xmin`); else each row is read and digested here.
    */
-  readonly rowVersion?: RawBuilder<string>
+  rowVersion?: (columns: readonly ColumnInfo[]) => RawBuilder<string>
   /** See PostStore.poolStats. */
   poolStats?: () => PoolStats | undefined
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */

@@ -69,7 +69,7 @@ export class KyselyPostStore implements PostStore {
     this.#columns = columns.map((c) => c.name)
     this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
     this.#rowVersions = await rowVersionReader({
-      db: this.#db, spec: this.#spec, visible: () => this.#published.condition(), streamPosts: () => this.streamPosts(), read: async (query) => await this.#read(query)
+      db: this.#db, spec: this.#spec, columns: columns.filter((c) => c.kind !== 'binary'), visible: () => this.#published.condition(), streamPosts: () => this.streamPosts(), read: async (query) => await this.#read(query)
     })
   }
 

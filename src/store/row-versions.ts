@@ -1,21 +1,23 @@
-// The row versions sync compares (PostStore.readRowVersions): the store's own where it keeps one
-// per row (PostgreSQL's `xmin`: a query of slugs and numbers, no row bodies), else a digest of
-// each row as served (src/sync/row-version.ts), which reads every row.
+// The row versions sync compares (PostStore.readRowVersions): computed by the store where it can
+// (PostgreSQL's own `xmin`, a digest of the columns on MySQL/MariaDB: a query of slugs and short
+// texts, no row bodies), else a digest of each row as served (src/sync/row-version.ts, SQLite,
+// where reading the rows costs no network), which reads every row.
 import type { Kysely, RawBuilder } from 'kysely'
 import { rowVersion } from '../sync/row-version.js'
 import type { RowVersions } from '../sync/state-token.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
-import type { Post } from './store.js'
+import type { ColumnInfo, Post } from './store.js'
 
 export interface RowVersionReader {
   read: () => Promise<RowVersions>
-  /** `own`: the store's own versions; `digest`: each row hashed. */
-  readonly kind: 'own' | 'digest'
+  /** `store`: computed by the store; `digest`: each row read and hashed here. */
+  readonly kind: 'store' | 'digest'
 }
 
 export interface RowVersionSource {
   db: Kysely<Tables>
   spec: DialectSpec
+  columns: readonly ColumnInfo[]
   /** The condition the public reads add now (the publishing rule); undefined: every row. */
   visible: () => RawBuilder<boolean> | undefined
   /** Every post as the list serves it (the rule applied). */
@@ -25,15 +27,15 @@ export interface RowVersionSource {
 }
 
 /**
- * Asked once, at checkSchema: whether `posts` answers the dialect's own row version (a view, or a
+ * Asked once, at checkSchema: whether `posts` answers the dialect's row version (a view, or a
  * compatible engine, may not), else digests.
  */
 export async function rowVersionReader (source: RowVersionSource): Promise<RowVersionReader> {
   const { db, spec } = source
-  const own = spec.rowVersion
+  const own = spec.rowVersion?.(source.columns)
   if (own !== undefined && await answers(db.selectFrom('posts').select(own.as('v')).limit(0))) {
     return {
-      kind: 'own',
+      kind: 'store',
       read: async () => {
         const visible = source.visible()
         const posts = visible === undefined ? db.selectFrom('posts') : db.selectFrom('posts').where(visible)

@@ -88,9 +88,9 @@ export interface PostStore {
   /**
    * Slug → version of every post the list serves now (the publishing rule applied): a version
    * moves whenever what a client would receive for that post may have. PostgreSQL answers its
-   * rows' `xmin` (one cheap query, exact: every write of a row gives it a new one); the other
-   * stores (and PostgreSQL-compatible engines or views without `xmin`) a digest of each row
-   * (src/sync/row-version.ts), every row read.
+   * rows' `xmin` (one cheap query, exact: every write of a row gives it a new one), MySQL/MariaDB
+   * a digest of each row's columns computed by the server; SQLite (and PostgreSQL-compatible
+   * engines or views without `xmin`) a digest of each row as served (src/sync/row-version.ts).
    */
   readRowVersions (): Promise<RowVersions>
   /** As findPostBySlug, whatever the publishing rule says (a preview). */
