@@ -85,18 +85,20 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
     return await reads.run('versions', async () => await observe(version))
   }
 
-  function schedulePoll (): void {
+  /** Polls start `pollMs` apart (a slow read shortens the wait after it), so an event follows a commit within `pollMs` and one read. */
+  function schedulePoll (delayMs = pollMs): void {
     const wanted = !closed && (subscribed || options.alwaysPoll === true)
     if (!wanted) {
       stopPoll?.()
       stopPoll = undefined
     } else if (stopPoll === undefined) {
       stopPoll = timers.setTimeout(() => {
+        const started = timers.now()
         current().catch((err: unknown) => options.onPollError?.(err)).finally(() => {
           stopPoll = undefined
-          schedulePoll()
+          schedulePoll(Math.max(0, pollMs - (timers.now() - started)))
         })
-      }, pollMs)
+      }, delayMs)
     }
   }
   schedulePoll()
