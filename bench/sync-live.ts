@@ -4,7 +4,7 @@
 // after the previous event arrived), and the front's memory per idle subscriber (1,000 streams
 // opened by a child process, so that only the server's side is counted). SQLite always;
 // PostgreSQL and MySQL/MariaDB when TEST_POSTGRES_URL / TEST_MYSQL_URL name a server.
-//   npm run bench:sync-live [-- --posts 10000 --commits 200 --subscribers 1000]
+//   npm run bench:sync-live [-- --posts 10000 --commits 200 --subscribers 1000 --stores sqlite,postgres,mysql]
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -26,7 +26,7 @@ import { createEventStreamParser } from '../src/sync/sse-parser.js'
 import { TOKEN_POLL_MS } from '../src/sync/posts-sync.js'
 import { generatePost } from './dataset.js'
 
-const { values } = parseArgs({ options: { posts: { type: 'string', default: '10000' }, commits: { type: 'string', default: '200' }, subscribers: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' } } })
+const { values } = parseArgs({ options: { posts: { type: 'string', default: '10000' }, commits: { type: 'string', default: '200' }, subscribers: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' }, stores: { type: 'string', default: 'sqlite,postgres,mysql' } } })
 const postCount = Number(values.posts)
 const commits = Number(values.commits)
 const subscriberCount = Number(values.subscribers)
@@ -118,7 +118,7 @@ async function settle (): Promise<number> {
 console.log(`| store (${postCount} posts) | row versions, ms per read (median of ${rounds}) | commit → event at the post API, median / p99 ms | commit → event through the front, median / p99 ms |`)
 console.log('|---|---:|---:|---:|')
 let memoryLine = ''
-for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
+for (const dialect of (['sqlite', 'postgres', 'mysql'] as const).filter((name) => values.stores.split(',').includes(name))) {
   const database = await createDatabase(dialect)
   if (database === undefined) continue
   try {

@@ -12,7 +12,7 @@ export const SQLITE_ROW_DIGEST = 'blog_read_api_row_digest'
  * number), so that no two rows' values give one input; 16 base64url characters (96 bits).
  */
 export function sqliteRowDigest (...values: unknown[]): string {
-  const hash = createHash('md5')
+  const hash = createHash('sha256')
   for (const value of values) {
     if (value === null) hash.update('n')
     else if (typeof value === 'string') hash.update(`s${value.length}:`).update(value)
