@@ -5,11 +5,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { LoadFigures, TimedResponse } from './load.js'
 import type { Usage } from './processes.js'
-import { MEMORY_RUN, SCENARIOS, type ScenarioName, type Store } from './scenarios.js'
+import { MEMORY_RUN, scenarioOf, type ScenarioName, type Store } from './scenarios.js'
 
 export const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url))
 
 export type Target = 'baseline' | 'service'
+export const TARGETS: readonly Target[] = ['baseline', 'service']
 
 export interface LoadResult {
   kind: 'load'
@@ -21,14 +22,16 @@ export interface LoadResult {
   figures: Partial<Record<Target, LoadFigures & Usage>>
   /** Service requests/s over baseline requests/s. */
   ratio?: number
-  checks: { ratio?: boolean, p99?: boolean }
+  /** A scenario the baseline does not serve: the service's figures over those of the scenario it extends. */
+  versus?: { scenario: ScenarioName, requestsRatio?: number, cpuRatio?: number }
+  checks: { ratio?: boolean, p99?: boolean, cost?: boolean }
   error?: string
 }
 
 export interface MemoryResult {
   kind: 'memory'
   store: Store
-  scenario: 'list-100000'
+  scenario: ScenarioName
   posts: number
   figures: Partial<Record<Target, { responses: TimedResponse[], peakRssMb: Record<string, number> }>>
   /** One list alone: baseline mean total time over the service's (sequential requests); like the other ratios, 1 is the limit. */
@@ -54,10 +57,26 @@ export interface BenchReport {
 export function checkLoad (result: LoadResult): void {
   const { service, baseline } = result.figures
   if (service === undefined || baseline === undefined) return
-  const scenario = SCENARIOS[result.scenario]
+  const scenario = scenarioOf(result.scenario)
   result.ratio = baseline.requestsPerSecond > 0 ? service.requestsPerSecond / baseline.requestsPerSecond : 0
   if (scenario.minRatio !== undefined) result.checks.ratio = result.ratio >= scenario.minRatio[result.store]
   if (scenario.maxP99Ms !== undefined) result.checks.p99 = service.p99Ms <= scenario.maxP99Ms
+}
+
+/** `result`'s service figures as ratios to `plain`'s (the scenario it extends, on the same processes). */
+export function checkVersus (result: LoadResult, plain: LoadResult): void {
+  const service = result.figures.service
+  const base = plain.figures.service
+  result.versus = { scenario: plain.scenario }
+  if (service === undefined || base === undefined) return
+  const cpu = serviceCpuPerRequest(service)
+  const baseCpu = serviceCpuPerRequest(base)
+  if (base.requestsPerSecond > 0) result.versus.requestsRatio = service.requestsPerSecond / base.requestsPerSecond
+  if (cpu !== undefined && baseCpu !== undefined && baseCpu > 0) result.versus.cpuRatio = cpu / baseCpu
+  const maxCostRatio = scenarioOf(result.scenario).maxCostRatio
+  if (maxCostRatio !== undefined && result.versus.cpuRatio !== undefined) result.checks.cost = result.versus.cpuRatio <= maxCostRatio
+  const maxP99Ms = scenarioOf(result.scenario).maxP99Ms
+  if (maxP99Ms !== undefined) result.checks.p99 = service.p99Ms <= maxP99Ms
 }
 
 export function checkMemory (result: MemoryResult): void {
@@ -70,7 +89,7 @@ export function checkMemory (result: MemoryResult): void {
   // The sequential requests time one list alone; the concurrent ones, memory under load.
   const alone = (responses: TimedResponse[]): TimedResponse[] => responses.slice(0, MEMORY_RUN.sequential)
   if (result.checks.completes) result.ratio = mean(alone(baseline.responses)) / mean(alone(service.responses))
-  const minRatio = SCENARIOS['list-100000'].minRatio?.[result.store]
+  const minRatio = scenarioOf(result.scenario).minRatio?.[result.store]
   if (result.ratio !== undefined && minRatio !== undefined) result.checks.ratio = result.ratio >= minRatio
   result.checks.rss = Object.values(service.peakRssMb).every((mb) => mb <= MEMORY_RUN.maxRssMb)
   result.checks.firstByte = service.responses.every((r) => r.firstByteMs < MEMORY_RUN.maxFirstByteMs)
@@ -99,11 +118,18 @@ function cpuPerRequest (f: LoadFigures & Usage, name: string): number | undefine
   return ms === undefined || f.requests === 0 ? undefined : 1000 * ms / f.requests
 }
 
+/** CPU µs per response of the service (front + post API), or undefined without figures. */
+function serviceCpuPerRequest (f: LoadFigures & Usage): number | undefined {
+  const front = cpuPerRequest(f, 'front')
+  const api = cpuPerRequest(f, 'posts-api')
+  return front === undefined && api === undefined ? undefined : (front ?? 0) + (api ?? 0)
+}
+
 const micros = (us: number | undefined): string => us === undefined ? '–' : us < 100 ? us.toFixed(1) : whole(us)
 
 function loadRow (r: LoadResult): string {
   const { service: s, baseline: b } = r.figures
-  const scenario = SCENARIOS[r.scenario]
+  const scenario = scenarioOf(r.scenario)
   if (s === undefined || b === undefined) return errorRow([r.store, r.scenario, r.posts], r.error ?? 'not run', 15)
   const minRatio = scenario.minRatio?.[r.store]
   const target = minRatio === undefined ? '–' : `≥ ${minRatio.toFixed(2)} ${mark(r.checks.ratio)}`
@@ -119,6 +145,18 @@ function loadRow (r: LoadResult): string {
     `${s.unexpected} / ${b.unexpected} | ${mb({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} |`
 }
 
+function versusRow (r: LoadResult): string {
+  const s = r.figures.service
+  const scenario = scenarioOf(r.scenario)
+  if (s === undefined) return errorRow([r.store, r.scenario, r.posts], r.error ?? 'not run', 11)
+  const ms = (value: number): string => value < 10 ? value.toFixed(1) : whole(value)
+  const times = (value: number | undefined): string => value === undefined ? '–' : `${value.toFixed(2)}×`
+  const cost = scenario.maxCostRatio === undefined ? '–' : `≤ ${scenario.maxCostRatio.toFixed(2)}× ${mark(r.checks.cost)}`
+  return `| ${r.store} | ${r.scenario} | ${r.posts} | ${requestsPerSecond(s)} | ${ms(s.p50Ms)} / ${ms(s.p99Ms)} | ` +
+    `${micros(cpuPerRequest(s, 'front'))} + ${micros(cpuPerRequest(s, 'posts-api'))} = ${micros(serviceCpuPerRequest(s))} | ${r.versus?.scenario ?? '–'} | ` +
+    `${times(r.versus?.requestsRatio)} | **${times(r.versus?.cpuRatio)}** | ${cost} | ${s.unexpected} |`
+}
+
 function memoryRow (r: MemoryResult): string {
   const { service: s, baseline: b } = r.figures
   if (s === undefined || b === undefined) return errorRow([r.store], r.error ?? 'not run', 12)
@@ -132,7 +170,8 @@ function memoryRow (r: MemoryResult): string {
 
 export function renderMarkdown (report: BenchReport): string {
   const { machine, build, settings } = report
-  const loads = report.results.filter((r): r is LoadResult => r.kind === 'load')
+  const loads = report.results.filter((r): r is LoadResult => r.kind === 'load' && scenarioOf(r.scenario).versus === undefined)
+  const versus = report.results.filter((r): r is LoadResult => r.kind === 'load' && scenarioOf(r.scenario).versus !== undefined)
   const memory = report.results.filter((r): r is MemoryResult => r.kind === 'memory')
   const lines = [
     `# Blog Read API benchmark, ${report.date}`, '',
@@ -155,6 +194,12 @@ export function renderMarkdown (report: BenchReport): string {
       'CPU µs/req front + post API = service | CPU µs/req baseline | CPU ratio | unexpected svc / base | peak RSS MB api / front / base |',
     '|---|---|--:|--:|--:|--:|---|--:|--:|---|--:|--:|--:|--:|--:|', ...loads.map(loadRow), '')
   }
+  if (versus.length > 0) {
+    lines.push('### Routes the baseline does not serve (the service alone, against the read each extends in the same processes)', '',
+      'Ratios: this scenario\'s service req/s, and CPU µs per request, over those of the scenario in `against`.', '',
+      '| store | scenario | posts | service req/s | p50 / p99 | CPU µs/req front + post API = service | against | req/s ratio | CPU ratio | target | unexpected |',
+      '|---|---|--:|--:|--:|--:|---|--:|--:|---|--:|', ...versus.map(versusRow), '')
+  }
   if (memory.length > 0) {
     lines.push(`### list-100000 (memory run: ${MEMORY_RUN.sequential} sequential requests, then ${MEMORY_RUN.concurrent} at once)`, '',
       'Times in ms for each response; ratio: baseline mean total time ÷ service mean total time of the sequential requests (one list alone; target ≥ 0.15).', '',
@@ -164,6 +209,28 @@ export function renderMarkdown (report: BenchReport): string {
   if (report.problems.length > 0) lines.push('**Problems**', '', ...report.problems.map((p) => `- ${p}`), '')
   if (report.warnings.length > 0) lines.push('**Warnings**', '', ...report.warnings.map((w) => `- ${w}`), '')
   return lines.join('\n')
+}
+
+/** What did not work (never a figure): a scenario without its expected answers, or with others. */
+export function problemsOf (report: BenchReport): string[] {
+  return report.results.flatMap((r) => {
+    const where = `${r.store}, ${r.scenario}`
+    if (r.error !== undefined) return [`${where}: ${r.error}`]
+    return TARGETS.flatMap((target) => {
+      if (r.kind === 'memory') {
+        const bad = (r.figures[target]?.responses ?? []).filter((x) => x.status !== 200 || x.error !== undefined)
+        return bad.length === 0 ? [] : [`${where}, ${target}: ${bad.length} answers not 200 (${bad.map((x) => x.error ?? x.status).join(', ')})`]
+      }
+      const figures = r.figures[target]
+      if (figures === undefined) return []
+      const statuses = figures.statuses === undefined
+        ? `${figures.requests - figures.expected} with a status of 400 or more`
+        : Object.entries(figures.statuses).map(([code, n]) => `${n}× ${code}`).join(', ')
+      if (figures.expected === 0) return [`${where}, ${target}: no ${scenarioOf(r.scenario).expectedStatus} answer (${statuses || 'no answer'}, ${figures.errors} errors)`]
+      if (figures.unexpected > 0) return [`${where}, ${target}: ${figures.unexpected} unexpected (${statuses}; ${figures.errors} errors, ${figures.timeouts} timeouts)`]
+      return []
+    })
+  })
 }
 
 /** Writes `<date>.json` and `<date>.md`, and the same as latest.json / latest.md; returns the Markdown file. */

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util'
 import { DEFAULT_SEARCH_SETTINGS } from '../src/search/compiled-search.js'
 import { openMemorySearchIndex } from '../src/search/memory-search-index.js'
-import { parseSearchQuery } from '../src/search/search-query.js'
+import { parseSearchQuery } from '../src/contract/search-query.js'
 import { memoryTarget, mysqlTarget, postgresTarget, sqliteTarget, type SearchTarget } from '../test/search/search-targets.js'
 import { createSearchCorpus, twoWordQueries, type SearchCorpus } from './search-corpus.js'
 

@@ -2,9 +2,10 @@
 // (`BLOG_PORT` ↔ `--blog-port`), each checked by its schema in the settings table (settings.ts)
 // and assembled here into the process's Config. A bad value stops start-up with one line naming
 // the setting.
-import { SETTING_NAMES, SETTINGS, type SettingName, type SettingValue } from './settings.js'
+import { SETTING_NAMES, SETTINGS, type Setting, type SettingName, type SettingValue } from './settings.js'
 import type { StoreLocation } from './process/setting-values.js'
 import { createPostUrl, type PostUrl } from './feeds/post-url.js'
+import type { SearchSettings } from './search/compiled-search.js'
 
 export type { StoreLocation } from './process/setting-values.js'
 export type { SettingName } from './settings.js'
@@ -29,6 +30,8 @@ export interface Config {
   readonly storeConcurrency: number
   /** The Markdown columns (MARKDOWN_COLUMNS); undefined: `content` when the table has it. */
   readonly markdownColumns: readonly string[] | undefined
+  /** What `q` searches, and in which language (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
+  readonly search: SearchSettings
   /** Feeds and sitemap (SITE_URL, POST_URL_TEMPLATE, FEED_SIZE). */
   readonly feeds: FeedSettings
   /** When the front takes an upstream out of rotation, and how it watches for its return. */
@@ -53,6 +56,8 @@ export interface Config {
   readonly cacheMaxBytes: number
   /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
   readonly corsOrigins: '*' | string[]
+  /** The headers in which both tiers name each answer's cache tags (none: []). */
+  readonly cacheTagHeaders: readonly string[]
   /** Whether Prometheus metrics are kept and served (METRICS). */
   readonly metricsEnabled: boolean
   /** The port of the process's operational listener; undefined: /metrics on each tier's port. */
@@ -135,7 +140,8 @@ export function parseSetting<N extends SettingName> (name: N, text: string | und
 export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): Config {
   const given = (name: SettingName): string | undefined => {
     const value = flags[name] ?? env[name]
-    return value === '' ? undefined : value
+    const setting: Setting = SETTINGS[name]
+    return value === '' ? setting.empty : value
   }
   // Every setting is checked, in the table's order, whichever the command reads.
   const value = Object.fromEntries(SETTING_NAMES.map((name) => [name, parseSetting(name, given(name))])) as { [N in SettingName]: SettingValue<N> }
@@ -164,6 +170,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     },
     storeConcurrency: value.STORE_CONCURRENCY,
     markdownColumns: value.MARKDOWN_COLUMNS,
+    search: { columns: value.SEARCH_COLUMNS, language: value.SEARCH_LANGUAGE },
     feeds: feedSettings(value.SITE_URL, value.POST_URL_TEMPLATE, value.FEED_SIZE),
     upstreamHealth: { ejectFailures: value.UPSTREAM_EJECT_FAILURES, probeIntervalMs: value.UPSTREAM_PROBE_INTERVAL_MS },
     staleIfErrorS: value.STALE_IF_ERROR_S,
@@ -177,6 +184,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     sync: { pollMs: value.SYNC_POLL_MS, webhookUrls: value.WEBHOOK_URLS ?? [], webhookKey: value.WEBHOOK_SECRET },
     cacheMaxBytes: value.CACHE_MAX_MB * 1024 * 1024,
     corsOrigins: value.CORS_ORIGIN,
+    cacheTagHeaders: value.CACHE_TAG_HEADERS,
     metricsEnabled: value.METRICS,
     adminPort: value.ADMIN_PORT
   })

@@ -9,7 +9,7 @@ import { CONTENT_SETTINGS } from './process/content-settings.js'
 import { SYNC_SETTINGS } from './process/sync-settings.js'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
-  baseUrls, corsOrigins, count, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
+  baseUrls, corsOrigins, count, headerNames, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
   regularExpression, secret, storeLocation, text, trueFalse
 } from './process/setting-values.js'
 
@@ -111,6 +111,15 @@ export const SETTINGS = {
     doc: 'Front: origins allowed to read cross-origin: `*`, a comma-separated list (`https://a.example,https://b.example`), or `off`. Never with credentials.',
     schema: corsOrigins,
     readBy: FRONT
+  },
+  CACHE_TAG_HEADERS: {
+    value: 'HEADERS',
+    default: 'Surrogate-Key,Cache-Tag',
+    empty: 'off',
+    help: "both tiers: headers in which every answer names its cache tags, comma-separated ('off' or empty: none)",
+    doc: 'Both tiers: the response headers, comma-separated, in which every answer names what it depends on (`post-SLUG`, `posts`, `tag-T`), so that a CDN purges exactly what a change touched: `Surrogate-Key` (Fastly; keys separated by spaces) and `Cache-Tag` (Cloudflare; by commas). `off` or empty: none, at no cost. See [Cache tags](api.md#cache-tags).',
+    schema: headerNames,
+    readBy: SERVING
   },
   UPSTREAM_TIMEOUT_MS: {
     value: 'MS',

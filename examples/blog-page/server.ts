@@ -1,7 +1,7 @@
 // Serves the example page on its own origin (another port than the API's), with the built client
-// (packages/client/dist/index.js) as blog-client.js. `npm run example` runs it; the browser test starts it
-// on port 0. The page's CSP lets it call only the API named by its `?api=` parameter.
-import { readFileSync } from 'node:fs'
+// (the modules of packages/client/dist/) under /client/. `npm run example` runs it; the browser test
+// starts it on port 0. The page's CSP lets it call only the API named by its `?api=` parameter.
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -11,8 +11,13 @@ const here = (name: string): string => fileURLToPath(new URL(name, import.meta.u
 const FILES: Record<string, { file: string, type: string }> = {
   '/': { file: here('index.html'), type: 'text/html; charset=utf-8' },
   '/page.js': { file: here('page.js'), type: 'text/javascript; charset=utf-8' },
-  '/style.css': { file: here('style.css'), type: 'text/css; charset=utf-8' },
-  '/blog-client.js': { file: here('../../packages/client/dist/index.js'), type: 'text/javascript; charset=utf-8' }
+  '/style.css': { file: here('style.css'), type: 'text/css; charset=utf-8' }
+}
+
+/** A module of the built client, `/client/NAME.js`. */
+function clientFile (pathname: string): { file: string, type: string } | undefined {
+  const name = /^\/client\/([a-z-]+\.js)$/.exec(pathname)?.[1]
+  return name === undefined ? undefined : { file: here(`../../packages/client/dist/${name}`), type: 'text/javascript; charset=utf-8' }
 }
 
 export const DEFAULT_API = 'http://127.0.0.1:3000'
@@ -36,7 +41,7 @@ export interface ExampleServer {
 export async function startExampleServer ({ host = '127.0.0.1', port = 0 }: { host?: string, port?: number } = {}): Promise<ExampleServer> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://example.invalid')
-    const entry = FILES[url.pathname]
+    const entry = FILES[url.pathname] ?? clientFile(url.pathname)
     if (entry === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n')
       return
@@ -45,7 +50,10 @@ export async function startExampleServer ({ host = '127.0.0.1', port = 0 }: { ho
     try {
       body = readFileSync(entry.file)
     } catch {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('run `npm run build` first: packages/client/dist/index.js is missing\n')
+      // A client module the build did not make is a 404; the client missing altogether asks for a build.
+      const built = entry.file.includes('/packages/client/dist/') && existsSync(here('../../packages/client/dist/index.js'))
+      if (built) res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n')
+      else res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('run `npm run build` first: packages/client/dist/index.js is missing\n')
       return
     }
     res.writeHead(200, {

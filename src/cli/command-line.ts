@@ -24,6 +24,8 @@ export type CommandLine =
     /** `import`: the files and folders, --dry-run and --body-column; `preview-url`: the slug. */
     inputs: string[]
     dryRun: boolean
+    /** `migrate --search`: also create the store's search index. */
+    search?: true
     bodyColumn?: string
     /** `preview-url` only: how long the link opens the post (`--ttl`). */
     ttl?: string
@@ -33,7 +35,8 @@ export type CommandLine =
 const SWITCHES = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
-  'dry-run': { type: 'boolean' }
+  'dry-run': { type: 'boolean' },
+  search: { type: 'boolean' }
 } as const
 
 /** Import options that take a value and are not settings. */
@@ -107,6 +110,8 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
   if (switches.has('version')) return { action: 'version' }
   if (switches.has('help')) return positionals.length === 0 ? { action: 'help' } : { action: 'help', command }
   const dryRun = switches.has('dry-run')
+  const search = switches.has('search')
+  if (search && command !== 'migrate') throw new UsageError('--search applies to migrate only')
   if (ttl !== undefined && command !== COMMAND_FLAGS.ttl) throw new UsageError('--ttl applies to preview-url only')
   if (command === 'import') {
     if (rest.length === 0) throw new UsageError('import needs at least one file or folder (blog-read-api import <file or folder>... [--dry-run] [--body-column NAME])')
@@ -120,5 +125,5 @@ export function parseCommandLine (argv: readonly string[]): CommandLine {
     if (dryRun) throw new UsageError('--dry-run applies to import only')
     if (bodyColumn !== undefined) throw new UsageError('--body-column applies to import only')
   }
-  return { action: 'run', command, flags, inputs: command === 'import' ? rest : [], dryRun, ...(bodyColumn !== undefined && { bodyColumn }) }
+  return { action: 'run', command, flags, inputs: command === 'import' ? rest : [], dryRun, ...(search && { search }), ...(bodyColumn !== undefined && { bodyColumn }) }
 }

@@ -69,7 +69,7 @@ async function runCommand (line: Extract<CommandLine, { action: 'run' }>, config
   try {
     if (command === 'migrate' || command === 'seed') {
       const { runStoreCommand } = await import('./store-commands.js')
-      await runStoreCommand(command, config, logger)
+      await runStoreCommand(command, config, logger, { search: line.search === true })
     } else {
       const { serve } = await import('../process/lifecycle.js')
       await serve(command, config, logger)

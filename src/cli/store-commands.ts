@@ -8,6 +8,13 @@ import { storeOptions } from '../process/store-options.js'
 import { openStore } from '../store/open-store.js'
 import type { MigrateOutcome } from '../store/store.js'
 
+/**
+ * The longest statement of `migrate`: building an index reads the whole table (the search index of
+ * 10,000 posts of 600 words took over DB_STATEMENT_TIMEOUT_MS's default 5 s on PostgreSQL), a
+ * one-off the serving bound must not cut short.
+ */
+const MIGRATE_STATEMENT_TIMEOUT_MS = 60 * 60 * 1000
+
 /** What `migrate` did, in one line. */
 export function describeMigration (outcome: MigrateOutcome | void, where: string): string {
   if (outcome === undefined || outcome.posts === 'created') return `the posts table is ready in ${where}`
@@ -17,7 +24,8 @@ export function describeMigration (outcome: MigrateOutcome | void, where: string
   return `posts in ${where} is a view: nothing was created or changed (no index or trigger can be put on a view); it is served like a table (index the tables it reads on (published_at, slug) for the list order)`
 }
 
-export async function runStoreCommand (command: 'migrate' | 'seed', config: Config, logger: Logger): Promise<void> {
+/** `search`: `migrate --search`, which also creates the store's search index (the only write search makes). */
+export async function runStoreCommand (command: 'migrate' | 'seed', config: Config, logger: Logger, { search = false } = {}): Promise<void> {
   const location = config.store
   if (location.dialect === 'sqlite') {
     // Only `migrate` creates a SQLite file: `seed` would leave an empty one behind.
@@ -26,10 +34,12 @@ export async function runStoreCommand (command: 'migrate' | 'seed', config: Conf
     }
     mkdirSync(dirname(location.filename), { recursive: true })
   }
-  const store = await openStore(location, storeOptions(config, logger, true))
+  const options = storeOptions(config, logger, true)
+  const limits = command === 'migrate' ? { ...options.limits, statementTimeoutMs: Math.max(options.limits.statementTimeoutMs, MIGRATE_STATEMENT_TIMEOUT_MS) } : options.limits
+  const store = await openStore(location, { ...options, limits })
   try {
     if (command === 'migrate') {
-      logger.info(describeMigration(await store.migrate(), describeStore(location)))
+      logger.info(describeMigration(await store.migrate(search ? { search: config.search } : {}), describeStore(location)))
     } else {
       await store.checkSchema()
       logger.info(`inserted ${await store.seed()} sample posts into ${describeStore(location)}`)

@@ -1,5 +1,5 @@
-// Which posts a list holds: the tag sets (`tag` any of, `tag_all`, `tag_not`) and the date windows
-// (`published_after`, `published_before`, `updated_after`). Parsed the same way at both tiers, written
+// Which posts a list holds: the tag sets (`tag` any of, `tag_all`, `tag_not`), the date windows
+// (`published_after`, `published_before`, `updated_after`) and the full-text search (`q`). Parsed the same way at both tiers, written
 // back in one canonical form (equal filters give equal text), and described in words for the 404
 // of a filter that matches nothing.
 import { isStorableText } from './slug.js'
@@ -17,6 +17,8 @@ export interface ListFilter {
   readonly publishedBefore?: string
   /** Posts updated strictly after this instant. */
   readonly updatedAfter?: string
+  /** Posts matching this search (src/search/search-query.ts), as given: its text is its canonical form. */
+  readonly q?: string
 }
 
 export type TagFilterKey = 'tag' | 'tagAll' | 'tagNot'
@@ -98,6 +100,7 @@ export function canonicalFilter (filter: ListFilter): string {
     const instant = filter[key]
     if (instant !== undefined) search += `&${name}=${instant}`
   }
+  if (filter.q !== undefined) search += `&q=${encodeURIComponent(filter.q)}`
   return search
 }
 
@@ -112,6 +115,7 @@ export function describeFilter (filter: ListFilter): string | undefined {
     const instant = filter[key]
     if (instant !== undefined) parts.push(`${name}=${instant}`)
   }
+  if (filter.q !== undefined) parts.push(`q=${filter.q}`)
   return parts.length === 0 ? undefined : parts.join(' and ')
 }
 
@@ -121,5 +125,6 @@ export function filterOf (query: ListFilter): ListFilter {
   for (const [key] of [...TAG_FILTERS, ...DATE_FILTERS]) {
     if (query[key] !== undefined) filter[key] = query[key]
   }
+  if (query.q !== undefined) filter.q = query.q
   return filter as ListFilter
 }

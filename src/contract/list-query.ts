@@ -1,5 +1,5 @@
 // The optional list parameters (`fields`, `limit`, `after`, the filters of list-filter.ts,
-// `count`, `formats`), shared by both tiers: checked
+// `highlight`, `count`, `formats`), shared by both tiers: checked
 // the same way at the front (before any upstream call) and at the post API, written back in one
 // canonical order (cache keys, upstream paths, Link headers), and the keyset cursor that `after`
 // carries. A parameter that is not one of them, or one given twice, is refused: a typo must not
@@ -7,6 +7,7 @@
 import { canonicalFilter, DATE_FILTERS, FILTER_DETAILS, parseInstant, parseTags, TAG_FILTERS, type ListFilter } from './list-filter.js'
 import { FORMATS_DETAIL, parseFormats, type Format } from './formats.js'
 import { ProblemError } from './problems.js'
+import { parseSearchQuery } from './search-query.js'
 import { isLookupableSlug, isStorableText } from './slug.js'
 
 /** Sent with `count=exact`: how many posts the query's filters keep, whatever its limit and cursor. */
@@ -27,6 +28,8 @@ export const MAX_CURSOR_LENGTH = 2048
 export interface SortKey {
   readonly slug: string
   readonly publishedAt?: string | number | null
+  /** In a search's relevance order (`q` without a sort): the post's relevance then (larger first). */
+  readonly rank?: number
 }
 
 export interface ListQuery extends ListFilter {
@@ -36,6 +39,8 @@ export interface ListQuery extends ListFilter {
   readonly limit?: number
   /** Only posts after this one in the list order. */
   readonly after?: SortKey
+  /** With `q`: each post carries `search_snippet` (src/search/search-snippet.ts). */
+  readonly highlight?: true
   /** `exact`: the answer says how many posts match the filter (X-Total-Count). */
   readonly count?: 'exact'
   /** Representations added for each Markdown column (src/contract/formats.ts). */
@@ -58,12 +63,13 @@ export const QUERY_DETAILS = {
   after: 'The after parameter must be the cursor of a next link, unchanged.',
   fields: `The fields parameter must list 1 to ${MAX_FIELDS} column names (letters, digits and underscores, not starting with a digit), separated by commas.`,
   count: 'The count parameter must be exact.',
+  highlight: 'The highlight parameter must be true, and comes with q.',
   formats: FORMATS_DETAIL
 } as const
 
 /** Every parameter a list accepts, in canonical order. */
 export const LIST_PARAMETERS: readonly string[] = [
-  'limit', 'after', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'formats', 'count'
+  'limit', 'after', 'fields', ...TAG_FILTERS.map(([, name]) => name), ...DATE_FILTERS.map(([, name]) => name), 'q', 'highlight', 'formats', 'count'
 ]
 
 export function invalidQuery (detail: string): ProblemError {
@@ -79,6 +85,8 @@ export function parseListQuery (url: string): ListQuery {
   const after = single(params, 'after')
   const fields = single(params, 'fields')
   const count = single(params, 'count')
+  const q = single(params, 'q')
+  const highlight = single(params, 'highlight')
   const query: Record<string, unknown> = {
     ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
     ...(after === undefined ? {} : { after: parseCursor(after) }),
@@ -93,6 +101,14 @@ export function parseListQuery (url: string): ListQuery {
     const text = single(params, name)
     if (text !== undefined) query[key] = parseInstant(text) ?? failWith(FILTER_DETAILS.date(name))
   }
+  if (q !== undefined) {
+    parseSearchQuery(q)
+    query.q = q
+  }
+  if (highlight !== undefined && (highlight !== 'true' || q === undefined)) throw invalidQuery(QUERY_DETAILS.highlight)
+  if (highlight !== undefined) query.highlight = true
+  // A search's pages follow its relevance order, other lists their sort: a cursor of one cannot resume the other.
+  if (query.after !== undefined && ((query.after as SortKey).rank !== undefined) !== (q !== undefined)) throw invalidQuery(QUERY_DETAILS.after)
   if (count !== undefined && count !== 'exact') throw invalidQuery(QUERY_DETAILS.count)
   if (count !== undefined) query.count = count
   return query as ListQuery
@@ -120,12 +136,13 @@ function formatsOf (params: URLSearchParams): Pick<ListQuery, 'formats'> {
  * none: equal queries give equal strings (cache keys, coalescing), tags percent-encoded.
  */
 export function canonicalSearch (query: ListQuery): string {
-  const { limit, after, fields, count, formats } = query
+  const { limit, after, fields, count, formats, highlight } = query
   let search = ''
   if (limit !== undefined) search += `&limit=${limit}`
   if (after !== undefined) search += `&after=${encodeCursor(after)}`
   if (fields !== undefined) search += `&fields=${fields.join(',')}`
   search += canonicalFilter(query)
+  if (highlight !== undefined) search += '&highlight=true'
   if (formats !== undefined) search += `&formats=${formats.join(',')}`
   if (count !== undefined) search += `&count=${count}`
   return search === '' ? '' : `?${search.slice(1)}`
@@ -136,9 +153,13 @@ export function nextLink (route: string, query: ListQuery, next: SortKey): strin
   return `<${route}${canonicalSearch({ ...query, after: next })}>; rel="next"`
 }
 
-/** The opaque cursor: base64url of the JSON array `[publishedAt, slug]`, or `[slug]` for a table without published_at. */
-export function encodeCursor ({ slug, publishedAt }: SortKey): string {
-  return Buffer.from(JSON.stringify(publishedAt === undefined ? [slug] : [publishedAt, slug])).toString('base64url')
+/**
+ * The opaque cursor: base64url of the JSON array `[publishedAt, slug]`, or `[slug]` for a table
+ * without published_at, or `["q", rank, slug]` in a search's relevance order.
+ */
+export function encodeCursor ({ slug, publishedAt, rank }: SortKey): string {
+  const key = rank !== undefined ? ['q', rank, slug] : publishedAt === undefined ? [slug] : [publishedAt, slug]
+  return Buffer.from(JSON.stringify(key)).toString('base64url')
 }
 
 /**
@@ -174,7 +195,8 @@ export function nextCursorIn (header: string): SortKey | null | undefined {
 
 function sortKeyOf (value: unknown): SortKey | undefined {
   if (!Array.isArray(value)) return undefined
-  const [first, second] = value as unknown[]
+  const [first, second, third] = value as unknown[]
+  if (value.length === 3) return first === 'q' && typeof second === 'number' && Number.isFinite(second) && isCursorSlug(third) ? { slug: third, rank: second } : undefined
   if (value.length === 1) return isCursorSlug(first) ? { slug: first } : undefined
   if (value.length !== 2 || !isCursorSlug(second)) return undefined
   const valid = first === null || (typeof first === 'number' && Number.isFinite(first)) || (typeof first === 'string' && isStorableText(first))

@@ -1,7 +1,9 @@
 // Feed readers show a post away from its site, so the relative links and images of its HTML are
-// made absolute. They are resolved against the post's own URL, as a browser showing the post on
-// the site resolves them: `/about` and `//cdn.example/x` mean the same as against the site's URL,
-// and `#usage` or `diagram.png` keep pointing into the post or beside it.
+// made absolute, resolved against the site's URL (`SITE_URL`) taken as a folder: with or without
+// its trailing slash it names the same site (as in post URLs), so `diagram.png` under
+// `https://example.com/blog` becomes `https://example.com/blog/diagram.png`, `/about` the site
+// host's `/about`, and `#usage` a fragment of the site's URL. Authors write links for the site as
+// a whole, whatever URL a post ends up at (POST_URL_TEMPLATE may change).
 //
 // The HTML is the Markdown renderer's (`C_html` of the post API): there, `<` only opens a tag, and
 // `href` and `src` values are double-quoted with `&`, `<`, `>` and `"` escaped. So attributes are
@@ -14,6 +16,11 @@ const ESCAPED = /&(?:amp|lt|gt|quot);/g
 const UNESCAPED: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"' }
 const SPECIAL = /[&<>"]/g
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }
+
+/** The URL relative links resolve against, from the site's: the site's URL ending in a slash. */
+export function linkBaseOf (siteUrl: string): string {
+  return siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`
+}
 
 /** `html` with each `href` and `src` of its links and images resolved against `base` (an absolute URL). */
 export function resolveRelativeLinks (html: string, base: string): string {

@@ -1,16 +1,27 @@
-// Posts as the post API serves them (rows with `formats=html` and the computed `excerpt`), made
+// Posts as the post API serves them (rows with `formats=html,text`), made
 // into what the feed and sitemap writers take. A property of the wrong type counts as absent, so
 // a table with an unusual `author` or `tags` column still makes a valid feed.
 import type { FeedPost } from './feed.js'
 
-/** A post row's feed entry; `markdownColumn` names the column whose `_html` and `_text` it shows. */
-export function feedPostFromRow (row: Readonly<Record<string, unknown>>, markdownColumn = 'content'): FeedPost {
+/**
+ * The post's summary from its `summary` column and its text, by the rule of the computed
+ * `excerpt` (the column when not blank, else the start of the text), which the front passes in:
+ * this folder knows no renderer.
+ */
+export type Excerpt = (text: string, summary: unknown) => string
+
+/**
+ * A post row's feed entry; `markdownColumn` names the column whose `_html` and `_text` it shows.
+ * Its summary is `excerpt` of the row's text and `summary`; without a text, the `summary` column.
+ */
+export function feedPostFromRow (row: Readonly<Record<string, unknown>>, markdownColumn = 'content', excerpt?: Excerpt): FeedPost {
+  const text = stringOrNull(row[`${markdownColumn}_text`])
   return {
     slug: String(row.slug),
     title: stringOrNull(row.title),
-    summary: stringOrNull(row.excerpt) ?? stringOrNull(row.summary),
+    summary: text === null || excerpt === undefined ? stringOrNull(row.summary) : excerpt(text, row.summary),
     html: stringOrNull(row[`${markdownColumn}_html`]),
-    text: stringOrNull(row[`${markdownColumn}_text`]),
+    text,
     author: stringOrNull(row.author),
     tags: Array.isArray(row.tags) ? row.tags.filter((tag): tag is string => typeof tag === 'string') : null,
     publishedAt: parseTimestamp(row.published_at) ?? null,

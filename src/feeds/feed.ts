@@ -2,15 +2,15 @@
 // the same fallbacks in every format: a post without a title is titled by its slug, and one without
 // an author is the feed's. No writer reads the clock, so one list of posts always makes the same
 // bytes (and the same strong ETag).
-import { resolveRelativeLinks } from './absolute-links.js'
+import { linkBaseOf, resolveRelativeLinks } from './absolute-links.js'
 import type { PostUrl } from './post-url.js'
 
 export interface FeedPost {
   slug: string
   title?: string | null
-  /** What readers show when they show no content: the post's `excerpt` (its summary, or the start of its text). */
+  /** What readers show when they show no content: the `summary` column, or the start of the text (the computed `excerpt`). */
   summary?: string | null
-  /** The rendered content (`C_html` of a Markdown column); relative links and images are made absolute. */
+  /** The rendered content (`C_html` of a Markdown column); relative links and images are resolved against the site's URL. */
   html?: string | null
   /** Plain text, used when there is no HTML (JSON Feed's `content_text`). */
   text?: string | null
@@ -27,7 +27,7 @@ export interface Feed {
   language?: string
   /** The author of the posts that name none (Atom requires one for every entry). */
   author?: string
-  /** The site's home page. */
+  /** The site's home page (`SITE_URL`), against which relative links in content resolve. */
   homeUrl: string
   /** This document's own URL, for its `self` link. */
   selfUrl?: string
@@ -60,6 +60,7 @@ const EPOCH = new Date(0)
 export function feedContents (feed: Feed): FeedContents {
   const dated = feed.posts.map((post) => validDate(post.updatedAt) ?? validDate(post.publishedAt))
   const updated = new Date(dated.reduce((latest, date) => Math.max(latest, date?.getTime() ?? latest), EPOCH.getTime()))
+  const linkBase = linkBaseOf(feed.homeUrl)
   const entries = feed.posts.map((post, index): FeedEntry => {
     const url = feed.postUrl(post.slug)
     const html = nonBlank(post.html)
@@ -67,7 +68,7 @@ export function feedContents (feed: Feed): FeedContents {
       url,
       title: nonBlank(post.title) ?? post.slug,
       summary: nonBlank(post.summary),
-      html: html === undefined ? undefined : resolveRelativeLinks(html, url),
+      html: html === undefined ? undefined : resolveRelativeLinks(html, linkBase),
       text: nonBlank(post.text),
       author: nonBlank(post.author) ?? nonBlank(feed.author),
       tags: (post.tags ?? []).filter((tag) => typeof tag === 'string' && tag.trim() !== ''),

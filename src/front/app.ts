@@ -28,9 +28,10 @@ import type { UpstreamClient } from './upstream/client.js'
 import { CHANGES_PATH } from '../sync/changes-query.js'
 import { registerChangesRelay } from './changes-relay.js'
 import type { Timers } from '../sync/timers.js'
+import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
 
 /** The settings the front reads, as the settings table gives them. */
-export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds'>
+export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'cacheTagHeaders'>
 
 export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperationsOptions {
   upstream: UpstreamClient
@@ -57,7 +58,7 @@ const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and d
 
 export function buildFrontApp ({
   upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
-  metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, syncTimers
+  metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, cacheTagHeaders, syncTimers
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
   const operations = { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined }
@@ -75,6 +76,8 @@ export function buildFrontApp ({
   const schedule = watchScheduledInstant(upstream)
   /** No cache downstream keeps an answer past the next scheduled instant. */
   const cacheControlNow = (): string => capMaxAge(cacheControl, schedule.next(), now())
+  // What each answer depends on, named for CDNs; undefined (nothing to do) when no header is configured.
+  const tagHeaders = createCacheTagHeaders(cacheTagHeaders)
   const cache = createUpstreamCache({ upstream: schedule.upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now })
 
   /** A copy served in place of a failed call says so (RFC 9211). */
@@ -101,11 +104,13 @@ export function buildFrontApp ({
     const query = parseListQuery(request.url)
     const list = await cache.list(query, request.id, () => answerable(request))
     if (list.kind === 'stream') {
+      if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query))
       if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
       linkNext(reply, query, list.next)
       return await relayList(request, reply, list)
     }
     flagStale(reply, list.stale)
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, list.body.representation))
     if (list.body.empty) return sendProblem(reply, 'no-posts', noPostsDetail(query))
     if (list.body.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.body.total))
     linkNext(reply, query, list.body.next)
@@ -117,16 +122,23 @@ export function buildFrontApp ({
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
     const query = parsePostQuery(request.url)
     const token = previewIn(request.url)
+    // Named like any answer about this slug, so that a refused token's 404 is the very 404 of a missing post.
+    if (token !== undefined && tagHeaders !== undefined) reply.headers(tagHeaders.post(slug))
     if (token !== undefined) return await relayPreview(upstream, request, reply, { slug, query, token, maxBytes: maxPostBytes })
     const post = await cache.post(slug, query, request.id, () => answerable(request))
-    if (post.kind === 'absent') return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+    if (post.kind === 'absent') {
+      if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug))
+      return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+    }
     flagStale(reply, post.stale)
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug, post.body.representation))
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
 
   async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const tags = await cache.tags(request.id, () => answerable(request))
     flagStale(reply, tags.stale)
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
     return await sendRepresentation(request, reply, tags.body.representation, cacheControl)
   }
 
@@ -137,7 +149,7 @@ export function buildFrontApp ({
     api.get('/api/blog', { schema: schemas.list }, listPosts)
     api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
     api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
-    registerFeedRoutes(api, { cache, feeds, cacheControl, sitemapPageSize })
+    registerFeedRoutes(api, { cache, feeds, cacheControl, sitemapPageSize, tagHeaders })
     registerChangesRelay(api, { upstream, logger, maxBytes: maxListBytes, streamAbove: listBufferLimit, schema: schemas.changes, timers: syncTimers })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })

@@ -16,10 +16,12 @@ import { feedPostFromRow, parseTimestamp } from '../feeds/feed-post.js'
 import { JSON_FEED_CONTENT_TYPE, writeJsonFeed } from '../feeds/json-feed.js'
 import { RSS_CONTENT_TYPE, writeRss } from '../feeds/rss.js'
 import { SITEMAP_CONTENT_TYPE, SITEMAP_MAX_URLS, sitemapDocument } from '../feeds/sitemap.js'
+import { excerpt } from '../render/computed-fields.js'
 import { answerable } from '../http/app.js'
 import { createRepresentation, etagOf, sendRepresentation, type Representation } from '../http/representation.js'
 import type { UpstreamCache } from './cache/upstream-cache.js'
 import { FEED_ROUTE_SCHEMAS } from './feed-schemas.js'
+import type { CacheTagHeaders } from '../sync/cache-tag-headers.js'
 
 export const FEED_PATHS = ['/feed.xml', '/feed.atom', '/feed.json'] as const
 export const SITEMAP_PATH = '/sitemap.xml'
@@ -41,9 +43,11 @@ export interface FeedRoutesOptions {
   cacheControl: string
   /** URLs per sitemap page at most: SITEMAP_MAX_URLS unless a test asks for fewer. */
   sitemapPageSize?: number
+  /** The headers naming each document's cache tags (undefined: none). */
+  tagHeaders?: CacheTagHeaders | undefined
 }
 
-export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheControl, sitemapPageSize = SITEMAP_MAX_URLS }: FeedRoutesOptions): void {
+export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheControl, sitemapPageSize = SITEMAP_MAX_URLS, tagHeaders }: FeedRoutesOptions): void {
   const documents = new LRUCache<string, { source: string, representation: Representation }>({ max: MAX_DOCUMENTS })
 
   function siteOf (): NonNullable<FeedSettings['site']> {
@@ -81,15 +85,16 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const site = siteOf()
     const path = request.routeOptions.url as (typeof FEED_PATHS)[number]
     const { tag } = parseListQuery(request.url)
-    const query: ListQuery = { limit: feeds.feedSize, formats: ['html'], ...(tag === undefined ? {} : { tag }) }
+    const query: ListQuery = { limit: feeds.feedSize, formats: ['html', 'text'], ...(tag === undefined ? {} : { tag }) }
     const { rows, source } = await postsOf(request, query)
     const { write, contentType } = WRITERS[path]
     const representation = documentFor(`${path}${canonicalSearch(query)}`, source, () => write({
       title: site.url.host,
       homeUrl: site.url.href,
       postUrl: site.postUrl,
-      posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row)))
+      posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row), excerpt))
     }))!
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, representation))
     return await sendRepresentation(request, reply, representation, cacheControl, contentType)
   }
 
@@ -109,6 +114,8 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const page = pageText === undefined ? undefined : /^[1-9][0-9]{0,8}\.xml$/.test(pageText) ? Number(pageText.slice(0, -4)) : 0
     if (page === 0) throw new ProblemError('not-found', 'No sitemap page has this name.')
     const { rows, source } = await sitemapPosts(request)
+    // A page beyond the last is a 404 until posts fill it: it depends on them too.
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
     // At the site's root, beside /sitemap.xml: the site routes both to this front.
     const pageUrl = (n: number): string => new URL(`/sitemap-${n}.xml`, site.url).href
     const representation = documentFor(`sitemap\n${page ?? 0}`, source, () => sitemapDocument(rows().map((row) => ({

@@ -23,7 +23,7 @@ function documentRoute (operationId: string, summary: string, description: strin
   }
 }
 
-const FEED = 'The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute).'
+const FEED = 'The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links and images resolved against `SITE_URL`); each item\'s summary is the `summary` column, else the computed `excerpt` of its text.'
 
 export const FEED_ROUTE_SCHEMAS = {
   '/feed.xml': documentRoute('getRssFeed', 'RSS 2.0 feed', `${FEED} Each item's HTML is in \`content:encoded\`.`, 'application/rss+xml', true),

@@ -31,8 +31,8 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
       operationId: 'listPosts',
       summary: 'Every post, or a page of them',
       description: 'The upstream post API\'s list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. ' +
-        'The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, ' +
-        '`published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 ' +
+        'The list parameters trim it (`fields`), page it (`limit`, `after`), filter it (`tag`, `tag_all`, `tag_not`, `published_after`, ' +
+        '`published_before`, `updated_after`) or search it (`q`, most relevant first; `highlight`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 ' +
         '`invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.',
       tags: ['posts'],
       querystring: LIST_QUERY,

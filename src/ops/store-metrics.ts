@@ -101,7 +101,15 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     checkQuery: (query) => store.checkQuery(query),
     probe: () => timed('probe', store.probe()),
     poolStats: () => store.poolStats?.(),
-    migrate: async () => await store.migrate(),
+    findPostsBySlugs: store.findPostsBySlugs === undefined ? undefined : (slugs, query) => timed('page', store.findPostsBySlugs!(slugs, query)),
+    // A search's ranked list is a list read.
+    openSearchIndex: store.openSearchIndex === undefined
+      ? undefined
+      : async (settings) => {
+        const search = await store.openSearchIndex!(settings)
+        return search === undefined ? undefined : { name: search.name, rankMatches: (query, filter) => timed('list', search.rankMatches(query, filter)) }
+      },
+    migrate: async (options) => await store.migrate(options),
     seed: async () => await store.seed(),
     checkSchema: async () => await store.checkSchema(),
     upsertPosts: async (posts, options) => await store.upsertPosts(posts, options),

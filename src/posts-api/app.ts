@@ -32,6 +32,10 @@ import type { Timers } from '../sync/timers.js'
 import { POSTS_CHANGES_PATH } from '../sync/changes-query.js'
 import { registerChangesRoute } from './changes-route.js'
 import { startPostsSync, type SyncSettings } from './posts-sync-wiring.js'
+import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
+import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../search/compiled-search.js'
+import { createSearchMatches } from './search-matches.js'
+import { createSearchPages } from './search-pages.js'
 
 export interface PostsAppOptions extends TierOperationsOptions {
   store: PostStore
@@ -55,12 +59,19 @@ export interface PostsAppOptions extends TierOperationsOptions {
   renderer?: MarkdownRenderer
   /** Sync polling and webhooks (SYNC_POLL_MS, WEBHOOK_URLS, WEBHOOK_SECRET); the defaults: no webhooks. */
   sync?: SyncSettings
+  /** CACHE_TAG_HEADERS: the headers naming what each answer depends on (none: []). */
+  cacheTagHeaders?: readonly string[]
+  /** What `q` searches (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
+  search?: SearchSettings
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
 const MAX_RETRY_AFTER_S = 5
 
-export function buildPostsApp ({ store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns, renderer = createMarkdownRenderer(), sync: syncSettings = {} }: PostsAppOptions): FastifyInstance {
+export function buildPostsApp ({
+  store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns,
+  renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS, sync: syncSettings = {}
+}: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
   // Ready when `posts` answers a query: the same test the fronts' probes of this tier rely on.
@@ -77,12 +88,19 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   // One rendering per content for the life of the process (src/render/render-cache.ts).
   const render = createRenderCache({ render: renderer, maxEntries: DEFAULT_RENDER_CACHE_ENTRIES, maxBytes: DEFAULT_RENDER_CACHE_BYTES })
   const rendered = withRenderedContent(store, { render, markdownColumns })
-  const bodies = createPostBodies(rendered, undefined, measured?.body, gate)
+  const matches = createSearchMatches(rendered, search)
+  // A snippet is plain text: a Markdown column's is its rendering's.
+  const plainText = (column: string, value: string): string => (markdownColumns ?? ['content']).includes(column) ? render.render(value).text : value
+  const searchPages = createSearchPages({ store: rendered, matches, language: search.language, plainText })
+  const bodies = createPostBodies(rendered, undefined, measured?.body, gate, searchPages)
+  app.addHook('onClose', async () => matches.close())
   const sync = startPostsSync({ store: givenStore, version: () => bodies.version(), logger, registry: metrics?.registry, settings: syncSettings })
   app.addHook('preClose', (done) => { sync.close(); done() })
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
+  // What each answer depends on, named for CDNs; undefined (nothing to do) when no header is configured.
+  const tagHeaders = createCacheTagHeaders(cacheTagHeaders)
 
   async function read<T> (query: () => Promise<T>): Promise<T> {
     try {
@@ -124,6 +142,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     const { body: list, version } = await read(() => bodies.list(query))
     labelVersion(reply, version)
     if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, list.kind === 'whole' ? list.representation : undefined))
     if (list.kind === 'whole') {
       if (list.next !== undefined) reply.header('link', nextLink('/api/posts', query, list.next))
       return await sendRepresentation(request, reply, list.representation, await cacheControlFor(reply, version))
@@ -140,9 +159,12 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
     if (!isLookupableSlug(slug)) return sendProblem(reply, 'invalid-slug', `A slug is 1 to ${SLUG_MAX_LENGTH} characters without control characters.`)
     const query = parsePostQuery(request.url)
     const preview = previewIn(request.url)
+    // Named like any answer about this slug, so that a refused token's 404 is the very 404 of a missing post.
+    if (preview !== undefined && tagHeaders !== undefined) reply.headers(tagHeaders.post(slug))
     if (preview !== undefined) return await previews.serve(request, reply, slug, query, preview)
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug, post ?? undefined))
     if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     return await sendRepresentation(request, reply, post, await cacheControlFor(reply, version))
   }
@@ -162,6 +184,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
    */
   async function keyedList (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const shape = shapeOf(parseListQuery(request.url))
+    if (shape.q !== undefined) throw invalidQuery('The keyed list does not take q: a search is paged in its relevance order, by its next links.')
     const version = await read(() => bodies.version())
     labelVersion(reply, version)
     const stream = await read(() => bodies.streamKeyed(shape))
@@ -173,6 +196,7 @@ export function buildPostsApp ({ store: givenStore, logger, cacheControl, server
   async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { body, version } = await read(() => bodies.tags())
     labelVersion(reply, version)
+    if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
     return await sendRepresentation(request, reply, body, cacheControl)
   }
 

@@ -11,11 +11,12 @@ import { canonicalSearch, encodeCursor, type ListQuery, type PostQuery, type Sor
 import { createRepresentation, etagOf, heldSizeOf, type Representation } from '../http/representation.js'
 import { resumedStream } from '../lib/resumed-stream.js'
 import type { ListShape } from '../contract/keyed-list.js'
-import type { KeyedPost, Post, PostStore } from '../store/store.js'
+import { StoreQueryError, type KeyedPost, type Post, type PostStore } from '../store/store.js'
 import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
 import type { ConcurrencyGate } from '../lib/concurrency-gate.js'
 import { createListCounts } from './list-counts.js'
 import { createTagBodies } from './tag-bodies.js'
+import { searchRepresentation, type SearchPages } from './search-pages.js'
 
 /** Posts kept per change token (each distinct `fields` is one more); a change drops them all. */
 const MAX_CACHED_POSTS = 10_000
@@ -77,8 +78,9 @@ export type BodyObserver = (kind: 'post' | 'list', built: boolean) => void
 /**
  * `gate`: what every store read that builds an answer (never the change-token read, never an
  * answer built already) takes a turn of (src/posts-api/store-gate.ts); undefined: no bound.
+ * `search`: the answers of `q` (without it, `q` is refused).
  */
-export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT, onBody?: BodyObserver, gate?: ConcurrencyGate): PostBodies {
+export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFER_LIMIT, onBody?: BodyObserver, gate?: ConcurrencyGate, search?: SearchPages): PostBodies {
   const gated = async <T>(read: () => Promise<T>): Promise<T> => gate === undefined ? await read() : await gate.run(read)
   let current: Generation | undefined
   // Concurrent requests share one token read that started after they arrived: on PostgreSQL
@@ -151,6 +153,13 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       const { limit } = query
       const token = await readChangeToken()
       const build = async (): Promise<ListBody> => {
+        const { q } = query
+        if (q !== undefined) {
+          if (search === undefined) throw new StoreQueryError('The q parameter is not served here.')
+          const page = await gated(() => search.build({ ...query, q }, token))
+          const body: ListBody = { kind: 'whole', representation: searchRepresentation(page), next: page.next }
+          return query.count === undefined ? body : withTotal(body, page.total)
+        }
         const body = await gated(() => limit === undefined ? buildList(query, token) : buildPage({ ...query, limit }))
         return query.count === undefined ? body : withTotal(body, await counts.count(query, token))
       }

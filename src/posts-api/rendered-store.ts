@@ -103,6 +103,14 @@ export function withRenderedContent (store: PostStore, { render, markdownColumns
       const post = await store.findAnyPostBySlug(slug, storeQuery)
       return post === undefined ? undefined : shape(post)
     },
+    async findPostsBySlugs (slugs: readonly string[], query: ListQuery = {}) {
+      const { storeQuery, shape } = plan(query)
+      const posts = store.findPostsBySlugs === undefined
+        ? (await Promise.all(slugs.map(async (slug) => await store.findPostBySlug(slug, storeQuery)))).filter((post) => post !== undefined)
+        : await store.findPostsBySlugs(slugs, storeQuery)
+      return posts.map(shape)
+    },
+    openSearchIndex: store.openSearchIndex?.bind(store),
     countPosts: (filter) => store.countPosts(filter),
     readPublishingState: store.readPublishingState?.bind(store),
     readNextScheduledInstant: store.readNextScheduledInstant?.bind(store),
@@ -110,7 +118,7 @@ export function withRenderedContent (store: PostStore, { render, markdownColumns
     readRowVersions: () => store.readRowVersions(),
     poolStats: () => store.poolStats?.(),
     probe: () => store.probe(),
-    migrate: () => store.migrate(),
+    migrate: (options) => store.migrate(options),
     seed: () => store.seed(),
     checkSchema: () => store.checkSchema(),
     close: () => store.close(),

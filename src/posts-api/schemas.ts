@@ -40,7 +40,9 @@ export const POSTS_ROUTE_SCHEMAS = {
     summary: 'Every row of `posts`, or a page of them',
     description: 'Newest first by `published_at` when the table has it (undated posts last), ties and tables without it by `slug` (bytewise). ' +
       'A list over 8 MiB is streamed: no `Content-Length`, no compression, and an ETag only when the store tracks changes; a page ' +
-      '(`limit`) is built whole. The list parameters are checked against the table too (a column it lacks, no `tags`, no date column for a date window: 400 `invalid-query`).',
+      '(`limit`) is built whole. The list parameters are checked against the table too (a column it lacks, no `tags`, no date column for a date window: 400 `invalid-query`). ' +
+      'With `q`, the matches come most relevant first, from the store\'s search index when `migrate --search` made one, else from an index this process keeps in memory; ' +
+      'a search is answered whole (no streaming).',
     tags: ['posts'],
     querystring: LIST_QUERY,
     headers: REQUEST_HEADERS,
@@ -103,7 +105,7 @@ export const POSTS_ROUTE_SCHEMAS = {
     summary: 'Every post of a list shape, each after its cursor',
     description: 'The list of `fields`, the filters and `formats` (`limit`, `after` and `count` are ignored), in list order, one line per post: its cursor (what ' +
       '`after` takes to resume after it), a space, the post as the list serves it, a line feed. A front holds it to answer any page of ' +
-      'that shape from memory, confirmed by the version it is labelled with. Streamed, never cached.',
+      'that shape from memory, confirmed by the version it is labelled with. Streamed, never cached. `q` is a 400 `invalid-query` here.',
     tags: ['posts'],
     querystring: LIST_QUERY,
     headers: { type: 'object', properties: { 'X-Request-Id': headerSchemas.requestId } },

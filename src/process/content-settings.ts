@@ -1,5 +1,6 @@
-// The settings of what the front makes of the posts (rendered Markdown, feeds, the sitemap): a
-// part of the one settings table (src/settings.ts), in the same form.
+// The settings of what the tiers make of the posts (rendered Markdown, search, feeds, the
+// sitemap): a part of the one settings table (src/settings.ts), in the same form.
+import { z } from 'zod'
 import { FRONT, POSTS, type Setting } from './setting-shape.js'
 import { columnNames, count, siteUrl, text } from './setting-values.js'
 
@@ -13,12 +14,28 @@ export const CONTENT_SETTINGS = {
     schema: columnNames.optional(),
     readBy: POSTS
   },
+  SEARCH_COLUMNS: {
+    value: 'COLUMNS',
+    default: 'title,summary,content',
+    help: 'post API and migrate: the columns q searches, comma-separated (those the table has); a title match ranks first, then summary, then the rest',
+    doc: 'Post API and `migrate --search`: the text columns `q` searches, comma-separated, distinct; a name the table lacks is skipped. A match in `title` ranks above one in `summary`, which ranks above one in any other column. The store\'s index (`migrate --search`) is made for these columns: after changing them, drop it and run `migrate --search` again, or the post API searches its own in-memory index. See [Search](api.md#search).',
+    schema: columnNames.refine((names) => new Set(names).size === names.length, 'expected distinct column names'),
+    readBy: [...POSTS, 'migrate']
+  },
+  SEARCH_LANGUAGE: {
+    value: 'LANGUAGE',
+    default: 'english',
+    help: 'post API and migrate: the stemming language of search (english), or simple for none',
+    doc: 'Post API and `migrate --search`: the language whose word forms search folds together: `english` (Porter stems on SQLite and the in-memory index; PostgreSQL\'s English configuration, stop words included), or `simple` for none. On PostgreSQL any text search configuration name works. MariaDB and MySQL never stem. See [Search](api.md#search).',
+    schema: z.string().regex(/^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/, 'expected a text search configuration name such as english or simple'),
+    readBy: [...POSTS, 'migrate']
+  },
   SITE_URL: {
     value: 'URL',
     default: undefined,
     unset: 'the feeds and the sitemap answer 404',
     help: 'front: the public site\'s URL (http or https), which feeds and the sitemap link to; unset, they answer 404',
-    doc: 'Front: the public site\'s absolute URL (http or https, no query or fragment). Feed and sitemap links are made from it, and relative links in feed content resolved against each post\'s URL. Unset, `/feed.xml`, `/feed.atom`, `/feed.json` and `/sitemap.xml` answer 404 naming it. See [Feeds and sitemap](api.md#feeds-and-sitemap).',
+    doc: 'Front: the public site\'s absolute URL (http or https, no query or fragment). Feed and sitemap links are made from it, and relative links and images in feed content resolved against it (as a folder: `img.png` under `https://example.com/blog` is `https://example.com/blog/img.png`). Unset, `/feed.xml`, `/feed.atom`, `/feed.json` and `/sitemap.xml` answer 404 naming it. See [Feeds and sitemap](api.md#feeds-and-sitemap).',
     schema: siteUrl.optional(),
     readBy: FRONT
   },

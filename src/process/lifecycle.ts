@@ -51,6 +51,10 @@ async function startPostsApi (config: Config, logger: Logger, ops: ProcessOperat
   const app = buildPostsApp(postsAppOptions(config, { store, logger: logger.child({ tier: 'posts-api' }), ...ops.tierOptions }))
   if (!store.tracksChanges) logger.warn('the store has no change tracking: every answer is read afresh')
   app.addHook('onClose', async () => store.close())
+  const { describeSearch } = await import('../posts-api/search-matches.js')
+  // Advice too: a store that fails now fails the first search as it would have.
+  await describeSearch(store, config.search).then((way) => logger.child({ tier: 'posts-api' }).info(way),
+    (err: unknown) => { logger.warn({ err }, 'could not tell which way search runs') })
   const { reportPublishing } = await import('../publishing/startup-report.js')
   // Counting is advice: a store that fails it now fails the first request as it would have.
   await reportPublishing(store, config, logger.child({ tier: 'posts-api' }))

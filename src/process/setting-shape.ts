@@ -13,6 +13,8 @@ export interface Setting {
   readonly default: string | undefined
   /** What leaving it unset means, when there is no default ("if unset, …"). */
   readonly unset?: string
+  /** The text an empty value stands for; without it, an empty value is unset (the default applies). */
+  readonly empty?: string
   /** One line, for `--help`. */
   readonly help: string
   /** The documentation's text (Markdown), when it says more than `help`. */

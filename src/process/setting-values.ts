@@ -118,6 +118,25 @@ function sqliteFile (filename: string): StoreLocation {
   return { dialect: 'sqlite', filename }
 }
 
+/** A field name (RFC 9110 §5.1: a token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** Headers the answers carry already, which a cache tag header would overwrite or corrupt. */
+const ANSWER_HEADER = /^(?:content-.*|access-control-.*|cache-control|cache-status|etag|vary|link|allow|retry-after|date|connection|keep-alive|transfer-encoding|x-request-id|x-total-count)$/i
+
+/** 'off' (none: []) or header names, comma-separated, distinct whatever their case. */
+export const headerNames = parsedText((value): string[] => {
+  if (value === 'off') return []
+  const names = value.split(',').map((name) => name.trim())
+  const seen = new Set<string>()
+  for (const name of names) {
+    if (!TOKEN.test(name)) refuse(`"${name}" is not a header name`)
+    if (ANSWER_HEADER.test(name)) refuse(`${name} is a header the answers carry already`)
+    if (seen.has(name.toLowerCase())) refuse(`${name} is listed twice`)
+    seen.add(name.toLowerCase())
+  }
+  return names
+})
+
 /** One or more base URLs, comma-separated; each keeps its own base path. */
 export const baseUrls = parsedText((value): URL[] => {
   const urls = value.split(',').map((entry, index) => {

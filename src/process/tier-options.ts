@@ -15,11 +15,11 @@ export function upstreamClientOptions (config: Config): Pick<UpstreamClientOptio
 }
 
 /** What the front takes from the settings. */
-type FrontSettings = 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'server' | keyof typeof BODY_LIMITS
+type FrontSettings = 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'cacheTagHeaders' | 'server' | keyof typeof BODY_LIMITS
 
 export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, FrontSettings>): FrontAppOptions {
-  const { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, server } = config
-  return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, server, ...BODY_LIMITS, ...parts }
+  const { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, cacheTagHeaders, server } = config
+  return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, cacheTagHeaders, server, ...BODY_LIMITS, ...parts }
 }
 
 /**
@@ -27,9 +27,10 @@ export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, Fr
  * database server; SQLite's run on the event loop, one at a time, where a turn would only refuse
  * pipelined requests the loop serves in order anyway (its lag sheds load: LOAD_SHED_DELAY_MS).
  */
-export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns' | 'sync'>): PostsAppOptions {
+export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns' | 'cacheTagHeaders' | 'search' | 'sync'>): PostsAppOptions {
   const storeConcurrency = config.store.dialect === 'sqlite' ? undefined : config.storeConcurrency
-  return { cacheControl: config.cacheControl, server: config.server, storeConcurrency, previewSecret: config.previewSecret, markdownColumns: config.markdownColumns, sync: syncSettings(config), ...parts }
+  const { cacheControl, server, previewSecret, markdownColumns, cacheTagHeaders, search } = config
+  return { cacheControl, server, storeConcurrency, previewSecret, markdownColumns, cacheTagHeaders, search, sync: syncSettings(config), ...parts }
 }
 
 /** Webhooks are signed: URLs without a secret are refused at start-up, naming the setting. */

@@ -4,7 +4,7 @@
 // store's own index gives (same tokenizer, same bm25 weights), whatever the store.
 import Database from 'better-sqlite3'
 import { checkSearchSettings, type SearchSettings } from './compiled-search.js'
-import type { SearchQuery } from './search-query.js'
+import type { SearchQuery } from '../contract/search-query.js'
 import { fts5MatchExpression, fts5RankSql, fts5Tokenizer } from './sqlite-search.js'
 
 /** A post as the index takes it: its slug and the searched columns (text, or null). */
@@ -36,6 +36,12 @@ export interface MemorySearchIndex {
 }
 
 const TABLE = 'posts_search'
+
+/** `hits` most relevant first, ties by slug (bytewise), in place. */
+export function sortHits (hits: SearchHit[]): SearchHit[] {
+  const keys = new Map(hits.map((hit) => [hit, Buffer.from(hit.slug)]))
+  return hits.sort((a, b) => b.rank - a.rank || Buffer.compare(keys.get(a) as Buffer, keys.get(b) as Buffer))
+}
 
 /**
  * Opens an empty index. The FTS5 table keeps its own copy of the text: bm25() reads the row count
@@ -92,7 +98,7 @@ export function openMemorySearchIndex (settings: SearchSettings): MemorySearchIn
     search (query) {
       const hits = (select.all(fts5MatchExpression(query)) as Array<[number, number]>)
         .map(([id, score]) => ({ slug: slugs.get(id) as string, rank: score }))
-      return hits.sort((a, b) => b.rank - a.rank || Buffer.compare(Buffer.from(a.slug), Buffer.from(b.slug)))
+      return sortHits(hits)
     },
     get size () {
       return rowIds.size

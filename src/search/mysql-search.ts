@@ -4,7 +4,7 @@
 // and accents folded by the column's collation).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { checkSearchSettings, type CompiledSearch, type SearchSettings } from './compiled-search.js'
-import type { SearchQuery, SearchTerm } from './search-query.js'
+import type { SearchQuery, SearchTerm } from '../contract/search-query.js'
 
 /** The FULLTEXT index on every searched column (the condition), and on `title` alone (the rank). */
 export const MYSQL_SEARCH_INDEX = 'posts_search'

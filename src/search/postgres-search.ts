@@ -4,7 +4,7 @@
 // text, never tsquery syntax).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { checkSearchSettings, columnRole, type ColumnRole, type CompiledSearch, type SearchSettings } from './compiled-search.js'
-import type { SearchQuery, SearchTerm } from './search-query.js'
+import type { SearchQuery, SearchTerm } from '../contract/search-query.js'
 
 /**
  * The column `migrate --search` adds to `posts` (never served as a field of a post), and its GIN

@@ -2,7 +2,7 @@
 // HTML-escaped, each matched word in <mark>. Computed here from the parsed query, not by the
 // engine, so that it is the same on every store.
 import { stemmer } from 'stemmer'
-import { WORD_TOKEN, type SearchQuery } from './search-query.js'
+import { WORD_TOKEN, type SearchQuery } from '../contract/search-query.js'
 
 /** The most characters of text a snippet shows (marks, escapes and ellipses aside). */
 export const SNIPPET_LENGTH = 200

@@ -3,7 +3,7 @@
 // (AND, OR, NOT, parentheses), bound as a parameter; relevance is bm25() with column weights.
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { checkSearchSettings, columnRole, SEARCH_ALIAS, type ColumnRole, type CompiledSearch, type SearchSettings } from './compiled-search.js'
-import type { SearchQuery, SearchTerm } from './search-query.js'
+import type { SearchQuery, SearchTerm } from '../contract/search-query.js'
 
 /** The FTS5 table `migrate --search` creates beside `posts`. */
 export const SQLITE_SEARCH_TABLE = 'posts_search'

@@ -9,15 +9,18 @@ import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
 import { checkFilter, filterConditions, type DateCondition, type FilterColumns } from './filter-conditions.js'
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
-  type ColumnInfo, type Dialect, type KeyedPost, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert, type UpsertOutcome
+  type ColumnInfo, type Dialect, type KeyedPost, type MigrateOptions, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert,
+  type StoreSearch, type UpsertOutcome
 } from './store.js'
+import { createSearchIndex, findSearchIndex, presentColumns, rankedMatches, rowsOfSlugs, SEARCH_ONLY_COLUMNS } from './store-search.js'
+import type { SearchSettings } from '../search/compiled-search.js'
+import { sortHits } from '../search/memory-search-index.js'
 import { upsertPosts } from './upsert-posts.js'
 import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
 import { NO_ROW_VERSIONS, rowVersionReader, type RowVersionReader } from './row-versions.js'
-import type { RowVersions } from '../sync/state-token.js'
 
 /** The alias under which a page reads each row's exact `published_at` (removed before serving). */
 const SORT_KEY = 'blog_read_api_sort_key'
@@ -33,6 +36,8 @@ export class KyselyPostStore implements PostStore {
   #filterColumns: FilterColumns = { tags: undefined, published_at: undefined, updated_at: undefined }
   #tracksChanges = false
   #columns: readonly string[] = []
+  /** Whether `posts` has columns never served (SEARCH_ONLY_COLUMNS): then no read selects `*`. */
+  #hidesColumns = false
   readonly #publishing: PublishingOptions
   #published: PublishingReads = NO_PUBLISHING_READS
   #rowVersions: RowVersionReader = NO_ROW_VERSIONS
@@ -46,7 +51,9 @@ export class KyselyPostStore implements PostStore {
   }
 
   async checkSchema (): Promise<void> {
-    const columns = await this.#read(() => this.#spec.describeColumns(this.#db))
+    const described = await this.#read(() => this.#spec.describeColumns(this.#db))
+    const columns = described.filter((c) => !SEARCH_ONLY_COLUMNS.includes(c.name))
+    this.#hidesColumns = columns.length !== described.length
     if (columns.length === 0) throw new StoreSchemaError('the database has no `posts` table (run `blog-read-api migrate` to create the default one)')
     if (!columns.some((c) => c.name === 'slug')) throw new StoreSchemaError('the `posts` table has no `slug` column')
     this.#normalise = createRowNormaliser(columns)
@@ -68,17 +75,12 @@ export class KyselyPostStore implements PostStore {
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
     this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
-    this.#rowVersions = await rowVersionReader({
-      db: this.#db, spec: this.#spec, columns: columns.filter((c) => c.kind !== 'binary'), visible: () => this.#published.condition(), streamPosts: () => this.streamPosts(), read: async (query) => await this.#read(query)
-    })
-  }
-
-  async readRowVersions (): Promise<RowVersions> {
-    return await this.#rowVersions.read()
+    this.#rowVersions = await rowVersionReader({ db: this.#db, spec: this.#spec, columns, visible: () => this.#published.condition(), streamPosts: () => this.streamPosts(), read: async (query) => await this.#read(query) })
   }
 
   readNextScheduledInstant = async (): Promise<number | undefined> => await this.#published.readNextScheduledInstant()
   readPublishingState = async (): Promise<PublishingState> => await this.#published.readState()
+  readRowVersions: RowVersionReader['read'] = async () => await this.#rowVersions.read()
 
   /** Whether readChangeToken can answer (for the start-up log). */
   get tracksChanges (): boolean {
@@ -90,8 +92,9 @@ export class KyselyPostStore implements PostStore {
     const unknown = fields?.find((name) => !this.#columns.includes(name))
     if (unknown !== undefined) throw new StoreQueryError(`The fields parameter names ${unknown}, which is not a column of the posts table.`)
     checkFilter(query, this.#filterColumns)
-    // A cursor of a list ordered otherwise (with or without dates) cannot say where to resume.
-    if (after !== undefined && (after.publishedAt !== undefined) !== this.#hasPublishedAt) throw new StoreQueryError(QUERY_DETAILS.after)
+    // A cursor of a list ordered otherwise (with or without dates) cannot say where to resume; a
+    // search's (its rank) is resumed by the post API.
+    if (after !== undefined && after.rank === undefined && (after.publishedAt !== undefined) !== this.#hasPublishedAt) throw new StoreQueryError(QUERY_DETAILS.after)
     // A cursor is client input: its published_at must be one this column could have given.
     if (after?.publishedAt != null && !this.#isSortValue(after.publishedAt)) throw new StoreQueryError(QUERY_DETAILS.after)
   }
@@ -128,9 +131,15 @@ export class KyselyPostStore implements PostStore {
 
   /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */
   #select (fields: readonly string[] | undefined, applyRule = true) {
-    const visible = applyRule ? this.#published.condition() : undefined
-    const posts = visible === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(visible)
-    return fields === undefined ? posts.selectAll() : posts.select(this.#columns.filter((name) => fields.includes(name)))
+    const posts = applyRule ? this.#visiblePosts() : this.#db.selectFrom('posts')
+    if (fields === undefined && !this.#hidesColumns) return posts.selectAll()
+    return posts.select(this.#columns.filter((name) => fields === undefined || fields.includes(name)))
+  }
+
+  /** The rows of `posts` the publishing rule shows. */
+  #visiblePosts () {
+    const visible = this.#published.condition()
+    return visible === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(visible)
   }
 
   async * streamPosts (query: ListQuery = {}): AsyncIterable<Post> {
@@ -170,11 +179,27 @@ export class KyselyPostStore implements PostStore {
     return { posts: posts.map((row) => this.#normalise(withoutSortKey(row))), next }
   }
 
+  async findPostsBySlugs (slugs: readonly string[], query: PostQuery = {}): Promise<Post[]> {
+    this.checkQuery(query)
+    const rows = await rowsOfSlugs(slugs, async (batch) => await this.#read(() => this.#select(query.fields).where('slug', 'in', batch).execute()))
+    return rows.map((row) => this.#normalise(row))
+  }
+
+  async openSearchIndex (settings: SearchSettings): Promise<StoreSearch | undefined> {
+    const index = await this.#read(() => findSearchIndex(this.#db, this.dialect, presentColumns(settings, this.#columns)))
+    if (index === undefined) return undefined
+    const rankMatches: StoreSearch['rankMatches'] = async (search, filter) => {
+      checkFilter(filter, this.#filterColumns)
+      const query = rankedMatches(this.#visiblePosts(), index.compile(search), filterConditions(filter, this.#filterColumns))
+      return sortHits((await this.#read(() => query.execute())).map((row) => ({ slug: row.slug as string, rank: Number(row.search_rank) })))
+    }
+    return { name: index.name, rankMatches }
+  }
+
   async countPosts (filter: ListFilter): Promise<number> {
     checkFilter(filter, this.#filterColumns)
     // The publishing rule as the list applies it: a count never counts a post the list hides.
-    const visible = this.#published.condition()
-    let query = (visible === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(visible)).select(sql<unknown>`COUNT(*)`.as('n'))
+    let query = this.#visiblePosts().select(sql<unknown>`COUNT(*)`.as('n'))
     for (const condition of filterConditions(filter, this.#filterColumns)) query = query.where(condition)
     const rows = await this.#read(() => query.execute())
     return Number(rows[0]?.n ?? 0)
@@ -219,8 +244,12 @@ export class KyselyPostStore implements PostStore {
     return await this.findPostBySlug(slug, query, false)
   }
 
-  async migrate (): Promise<MigrateOutcome> {
-    return await migratePosts(this.#db, this.dialect, this.#spec)
+  async migrate ({ search }: MigrateOptions = {}): Promise<MigrateOutcome> {
+    const createDefaultTable = async (db: Kysely<Tables>): Promise<void> => {
+      await this.#spec.createDefaultTable(db)
+      if (search !== undefined) await createSearchIndex(db, this.dialect, presentColumns(search, (await this.#spec.describeColumns(db)).map((c) => c.name)))
+    }
+    return await migratePosts(this.#db, this.dialect, { createDefaultTable })
   }
 
   async seed (): Promise<number> {

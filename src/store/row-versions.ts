@@ -17,6 +17,7 @@ export interface RowVersionReader {
 export interface RowVersionSource {
   db: Kysely<Tables>
   spec: DialectSpec
+  /** The columns of `posts` (binary ones, never served, are left out of a version). */
   columns: readonly ColumnInfo[]
   /** The condition the public reads add now (the publishing rule); undefined: every row. */
   visible: () => RawBuilder<boolean> | undefined
@@ -32,7 +33,7 @@ export interface RowVersionSource {
  */
 export async function rowVersionReader (source: RowVersionSource): Promise<RowVersionReader> {
   const { db, spec } = source
-  const own = spec.rowVersion?.(source.columns)
+  const own = spec.rowVersion?.(source.columns.filter((column) => column.kind !== 'binary'))
   if (own !== undefined && await answers(db.selectFrom('posts').select(own.as('v')).limit(0))) {
     return {
       kind: 'store',

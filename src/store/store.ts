@@ -3,6 +3,9 @@ import type { ListFilter } from '../contract/list-filter.js'
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 import type { PublishingState } from '../publishing/publishing-options.js'
 import type { RowVersions } from '../sync/state-token.js'
+import type { SearchSettings } from '../search/compiled-search.js'
+import type { SearchHit } from '../search/memory-search-index.js'
+import type { SearchQuery } from '../contract/search-query.js'
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
@@ -57,8 +60,18 @@ export interface PostStore {
   streamKeyedPosts (query?: ListQuery): AsyncIterable<KeyedPost>
   /** One page: at most `limit` posts of the list in the same order, read whole. */
   readPage (query: PageQuery): Promise<Page>
-  /** How many posts `filter` keeps (one query). */
+  /** How many posts `filter` keeps (one query); its `q` aside (a search counts its matches). */
   countPosts (filter: ListFilter): Promise<number>
+  /**
+   * The posts of `slugs` the list may show (the publishing rule applied), in that order, absent
+   * ones left out; only `fields` when given. A search's page, whose order the store cannot sort by.
+   */
+  findPostsBySlugs? (slugs: readonly string[], query?: PostQuery): Promise<Post[]>
+  /**
+   * The store's own search index for `settings` (made by `migrate --search`), or undefined:
+   * none, or one made for other columns or another language. Asked after checkSchema.
+   */
+  openSearchIndex? (settings: SearchSettings): Promise<StoreSearch | undefined>
   /**
    * Rejects at once (StoreQueryError) a query this table cannot answer: a `fields` name that is
    * not a column, a `tag` without a usable `tags` column, a cursor of another kind of list.
@@ -108,7 +121,7 @@ export interface PostStore {
    * index; change tracking where the store needs it); writes nothing when `posts` is a view. Only
    * the `migrate` command and a fresh default database call it.
    */
-  migrate (): Promise<MigrateOutcome | void>
+  migrate (options?: MigrateOptions): Promise<MigrateOutcome | void>
   /** Inserts the sample posts that are not there yet; returns how many were inserted. */
   seed (): Promise<number>
   /** Rejects with StoreSchemaError when `posts` or its `slug` column is missing. */
@@ -124,6 +137,22 @@ export interface PostStore {
    * nothing moves no change token. With `dryRun`, only compares.
    */
   upsertPosts (posts: readonly PostUpsert[], options: { dryRun: boolean }): Promise<UpsertOutcome[]>
+}
+
+/** A search answered by the store's own index. */
+export interface StoreSearch {
+  /** The index, for the start-up log. */
+  readonly name: string
+  /**
+   * Every post matching `query` among those `filter` (its `q` aside) and the publishing rule
+   * keep, with its relevance, most relevant first, ties by slug (bytewise).
+   */
+  rankMatches (query: SearchQuery, filter: ListFilter): Promise<SearchHit[]>
+}
+
+export interface MigrateOptions {
+  /** `migrate --search`: also create the store's search index for these settings (their columns the table has). */
+  search?: SearchSettings
 }
 
 export interface PoolStats {

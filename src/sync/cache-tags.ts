@@ -1,5 +1,5 @@
-// What a CDN purges when posts change: the cache tags every answer names (`Surrogate-Key` for
-// Fastly and Varnish xkey, `Cache-Tag` for Cloudflare) and the front paths that answer them.
+// What a CDN purges when posts change: the cache tags every answer names (in the headers
+// CACHE_TAG_HEADERS lists: cache-tag-headers.ts) and the front paths that answer them.
 import type { Change } from './change.js'
 
 /** Every list, feed and sitemap depends on this tag, so any change purges them all. */
@@ -14,12 +14,6 @@ export const postTag = (slug: string): string => `post-${encodePart(slug)}`
 
 /** The tag of answers filtered by the tag `tag`. */
 export const tagTag = (tag: string): string => `tag-${encodePart(tag)}`
-
-/** The tags an answer names: a post's own, or `posts` (plus its tag filter) for a list or feed. */
-export function answerTags (answer: { slug: string } | { tag?: string }): string[] {
-  if ('slug' in answer) return [postTag(answer.slug)]
-  return answer.tag === undefined ? [POSTS_TAG] : [POSTS_TAG, tagTag(answer.tag)]
-}
 
 /**
  * The tags `change` makes stale: `posts` (so every list, tag-filtered or not, and every feed)
@@ -39,9 +33,10 @@ export function changePaths (change: Change): string[] {
 }
 
 /**
- * `tags` as the value of the header `name`: Cloudflare's `Cache-Tag` separates them with
- * commas, `Surrogate-Key` (and any other name) with spaces.
+ * `tags` as the value of the header `name`: Cloudflare's `Cache-Tag` and Akamai's
+ * `Edge-Cache-Tag` separate them with commas, `Surrogate-Key` (Fastly), `xkey` (Varnish) and any
+ * other name with spaces.
  */
 export function tagHeaderValue (name: string, tags: readonly string[]): string {
-  return tags.join(name.toLowerCase() === 'cache-tag' ? ',' : ' ')
+  return tags.join(/^(?:edge-)?cache-tag$/i.test(name) ? ',' : ' ')
 }

@@ -70,6 +70,8 @@ test('what argument lists parse to', () => {
     { action: 'run', command: 'front', flags: { BLOG_PORT: '8000', API_URL: 'http://h:1' }, inputs: [], dryRun: false })
   assert.deepEqual(parseCommandLine(['import', 'a.md', 'posts/', '--dry-run']), { action: 'run', command: 'import', flags: {}, inputs: ['a.md', 'posts/'], dryRun: true })
   assert.deepEqual(parseCommandLine(['import', '--', '--odd-name.md']), { action: 'run', command: 'import', flags: {}, inputs: ['--odd-name.md'], dryRun: false })
+  assert.deepEqual(parseCommandLine(['migrate', '--search']), { action: 'run', command: 'migrate', flags: {}, inputs: [], dryRun: false, search: true })
+  assert.throws(() => parseCommandLine(['serve', '--search']), /--search applies to migrate only/)
   assert.deepEqual(parseCommandLine(['help', 'seed']), { action: 'help', command: 'seed' })
   assert.deepEqual(parseCommandLine(['posts-api', '-h']), { action: 'help', command: 'posts-api' })
   assert.deepEqual(parseCommandLine(['-h']), { action: 'help' })

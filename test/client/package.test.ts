@@ -4,7 +4,7 @@
 // types, the package's declarations checked too).
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,7 +23,7 @@ function run (command: string, args: string[], cwd: string): string {
 }
 
 /** A front end's posts, as its author describes them. */
-const PREAMBLE = `import { BlogApiProblem, createBlogClient, type Page } from '${NAME}'
+const PREAMBLE = `import { BlogApiProblem, createBlogClient, createPostCopy, type Page, type SyncChange } from '${NAME}'
 
 interface MyPost { slug: string, title: string, author: string | null, tags: string[], published_at: string }
 const blog = createBlogClient<MyPost>({ baseUrl: 'https://blog.example.org/' })
@@ -50,7 +50,15 @@ try {
   const status: number = err.status
   console.log(status, err.problem.detail, err.retryAfter)
 }
-console.log(titles, more, tags, whole, slug, column, everything)
+const copy = createPostCopy<MyPost>()
+const change: SyncChange<MyPost> = await blog.sync({ copy })
+const held: string[] = [...copy.posts.values()].map((post) => post.title)
+const trimmedTitle: string | undefined = (await blog.sync({ since: change.until, fields: ['title'] })).upserted[0]?.title
+for await (const event of blog.watch({ since: copy.token, signal: AbortSignal.timeout(1000), onError: console.warn })) {
+  if (event.type === 'change') console.log(event.until, event.upserted.join(), event.deleted.join())
+  else await blog.sync({ copy })
+}
+console.log(titles, more, tags, whole, slug, column, everything, held, trimmedTitle)
 `
 
 /** Uses that must not type-check, one a line, each with the error TypeScript must report on it. */
@@ -63,7 +71,9 @@ const WRONG: Array<[code: string, line: string]> = [
   ['TS2322', 'const author: string = (await blog.getPost(\'a\')).author'],
   ['TS2344', 'const noSlug = createBlogClient<{ title: string }>({ baseUrl: \'https://blog.example.org/\' })'],
   ['TS2322', 'const looseTitle: string = (await loose.getPost(\'a\')).title'],
-  ['TS2345', 'const noLimit = await blog.listPage({ fields: [\'title\'] })']
+  ['TS2345', 'const noLimit = await blog.listPage({ fields: [\'title\'] })'],
+  ['TS2339', 'const trimmedSync = (await blog.sync({ fields: [\'title\'] })).upserted[0]?.author'],
+  ['TS2322', 'const unknownSync = await blog.sync({ fields: [\'subtitle\'] })']
 ]
 
 describe(`${NAME}, packed and installed into a front end`, () => {
@@ -83,18 +93,23 @@ describe(`${NAME}, packed and installed into a front end`, () => {
     if (project !== undefined) rmSync(project, { recursive: true, force: true })
   })
 
-  test('the workspace resolves it to its built module, typed, importing nothing (a browser loads it as it is)', async () => {
+  test('the workspace resolves it to its built modules, typed, importing nothing but each other (a browser loads them as they are)', async () => {
     const entry = fileURLToPath(import.meta.resolve(NAME))
     assert.equal(entry, join(CLIENT, 'dist', 'index.js'))
     const built = await import(NAME) as typeof import('../../packages/client/src/index.js')
     assert.equal(typeof built.createBlogClient, 'function')
     assert.match(readFileSync(join(CLIENT, 'dist', 'index.d.ts'), 'utf8'), /export declare function createBlogClient<P extends PostShape = Post>/)
-    assert.doesNotMatch(readFileSync(entry, 'utf8'), /^\s*import\b|\bimport\(/m)
+    for (const file of readdirSync(join(CLIENT, 'dist')).filter((name) => name.endsWith('.js'))) {
+      const code = readFileSync(join(CLIENT, 'dist', file), 'utf8')
+      assert.doesNotMatch(code, /\bimport\(/, file)
+      for (const [, from] of code.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'([^']*)'/gm)) assert.match(from ?? '', /^\.\/[\w-]+\.js$/, `${file} imports ${from}`)
+      assert.doesNotMatch(code.replace(/^(?:import|export)\b[^;]*?\bfrom\s+'\.\/[\w-]+\.js'/gm, ''), /^\s*import\b/m, file)
+    }
   })
 
   test('the tarball holds the built files only, and installs as one package: no dependency, no install script, no native build', () => {
-    for (const { path } of packed.files) assert.match(path, /^(?:package\.json|README\.md|dist\/[\w.]+\.(?:js|d\.ts))$/)
-    for (const file of ['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts']) assert.ok(packed.files.some(({ path }) => path === file), file)
+    for (const { path } of packed.files) assert.match(path, /^(?:package\.json|README\.md|dist\/[\w.-]+\.(?:js|d\.ts))$/)
+    for (const file of ['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/problem.js', 'dist/schema.d.ts']) assert.ok(packed.files.some(({ path }) => path === file), file)
     const manifest = JSON.parse(readFileSync(join(project, 'node_modules', NAME, 'package.json'), 'utf8')) as Record<string, unknown>
     for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'bundleDependencies', 'bundledDependencies', 'gypfile']) {
       assert.equal(manifest[field], undefined, field)

@@ -11,6 +11,7 @@ import { ProblemError } from '../../src/contract/problems.js'
 const lookupableSlug = fc.string({ minLength: 1, maxLength: 200, unit: 'grapheme' }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s)) // eslint-disable-line no-control-regex
 const sortKey: fc.Arbitrary<SortKey> = fc.oneof(
   fc.record({ slug: lookupableSlug }),
+  fc.record({ slug: lookupableSlug, rank: fc.double({ noNaN: true, noDefaultInfinity: true }).map((rank) => rank === 0 ? 0 : rank) }),
   fc.record({
     slug: lookupableSlug,
     publishedAt: fc.oneof(fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'grapheme', maxLength: 60 }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s))) // eslint-disable-line no-control-regex
@@ -124,4 +125,25 @@ test('the cursor of a next link in a Link header: none, a valid one, or null for
   for (const header of ['</api/posts?limit=2>; rel="next"', '</api/posts?after=zz>; rel="next"', `</api/posts#after=${cursor}>; rel="next"`]) {
     assert.equal(nextCursorIn(header), null, header)
   }
+})
+
+test('q and highlight: checked by the grammar, written back in canonical form; a search pages with its own cursors', () => {
+  const refused = (target: string): void => {
+    assert.throws(() => parseListQuery(target), (err: unknown) => err instanceof ProblemError && err.kind === 'invalid-query', target)
+  }
+  const query = parseListQuery('/api/blog?highlight=true&q=rust%20%22async%20await%22&limit=2&tag=b')
+  assert.deepEqual(query, { q: 'rust "async await"', highlight: true, limit: 2, tag: ['b'] })
+  assert.equal(canonicalSearch(query), '?limit=2&tag=b&q=rust%20%22async%20await%22&highlight=true')
+  const searchCursor = encodeCursor({ slug: 'a', rank: 1.5 })
+  assert.deepEqual(parseListQuery(`/api/blog?q=rust&after=${searchCursor}`).after, { slug: 'a', rank: 1.5 })
+  // A list's cursor cannot resume a search, nor a search's a list.
+  refused(`/api/blog?after=${searchCursor}`)
+  refused(`/api/blog?q=rust&after=${encodeCursor({ slug: 'a', publishedAt: null })}`)
+  refused(`/api/blog?q=${'a'.repeat(501)}`)
+  refused(`/api/blog?q=${Array.from({ length: 33 }, (_, i) => `w${i}`).join('+')}`)
+  refused('/api/blog?q=-rust')
+  refused('/api/blog?q=')
+  refused('/api/blog?highlight=true')
+  refused('/api/blog?q=rust&highlight=yes')
+  refused('/api/blog?q=a&q=b')
 })

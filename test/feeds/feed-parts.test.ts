@@ -3,10 +3,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { resolveRelativeLinks } from '../../src/feeds/absolute-links.js'
+import { linkBaseOf, resolveRelativeLinks } from '../../src/feeds/absolute-links.js'
 import { feedPostFromRow, parseTimestamp } from '../../src/feeds/feed-post.js'
 import { createPostUrl, DEFAULT_POST_URL_TEMPLATE, parseSiteUrl } from '../../src/feeds/post-url.js'
 import { escapeXml } from '../../src/feeds/xml.js'
+import { excerpt } from '../../src/render/computed-fields.js'
 import { createMarkdownRenderer } from '../../src/render/markdown-renderer.js'
 import { parseXml } from './xml-tree.js'
 
@@ -57,19 +58,25 @@ test('a template without {slug}, with another placeholder, or making no absolute
   assert.throws(() => createPostUrl(site, 'javascript:{slug}'), /does not make an absolute http or https URL/)
 })
 
-test('relative links and images are resolved against the post\'s URL; absolute ones are kept as written', () => {
-  const base = 'https://blog.example/blog/post'
+test('relative links and images are resolved against the site\'s URL as a folder; absolute ones are kept as written', () => {
   const html = createMarkdownRenderer()('[a](/about) [b](other) [c](#part) [d](?q=1&r=2) [e](//cdn.example/x) [f](HTTPS://Other.Example/A) ' +
     '[g](mailto:a@b.co) ![h](img/h.png "title") [i](../up)').html
-  assert.equal(resolveRelativeLinks(html, base), '<p><a href="https://blog.example/about">a</a> <a href="https://blog.example/blog/other">b</a> ' +
-    '<a href="https://blog.example/blog/post#part">c</a> <a href="https://blog.example/blog/post?q=1&amp;r=2">d</a> ' +
+  // A site at a host's root, and one under a path, given with or without its trailing slash.
+  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://blog.example/')), '<p><a href="https://blog.example/about">a</a> <a href="https://blog.example/other">b</a> ' +
+    '<a href="https://blog.example/#part">c</a> <a href="https://blog.example/?q=1&amp;r=2">d</a> ' +
     '<a href="https://cdn.example/x">e</a> <a href="HTTPS://Other.Example/A">f</a> <a href="mailto:a@b.co">g</a> ' +
-    '<img src="https://blog.example/blog/img/h.png" alt="h" title="title"> <a href="https://blog.example/up">i</a></p>\n')
+    '<img src="https://blog.example/img/h.png" alt="h" title="title"> <a href="https://blog.example/up">i</a></p>\n')
+  const underPath = '<p><a href="https://example.com/about">a</a> <a href="https://example.com/site/other">b</a> ' +
+    '<a href="https://example.com/site/#part">c</a> <a href="https://example.com/site/?q=1&amp;r=2">d</a> ' +
+    '<a href="https://cdn.example/x">e</a> <a href="HTTPS://Other.Example/A">f</a> <a href="mailto:a@b.co">g</a> ' +
+    '<img src="https://example.com/site/img/h.png" alt="h" title="title"> <a href="https://example.com/up">i</a></p>\n'
+  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://example.com/site')), underPath)
+  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://example.com/site/')), underPath)
 })
 
 test('text that looks like a link attribute is not a link: it is escaped in rendered HTML', () => {
   const html = createMarkdownRenderer()('A literal <a href="/x"> and href="/y" in text, and `<img src="/z">`.').html
-  assert.equal(resolveRelativeLinks(html, 'https://blog.example/blog/post'), html)
+  assert.equal(resolveRelativeLinks(html, 'https://blog.example/'), html)
 })
 
 test('posts from the post API\'s rows: each property of the right type, or absent', () => {
@@ -88,7 +95,7 @@ test('posts from the post API\'s rows: each property of the right type, or absen
   }), {
     slug: 'a',
     title: 'A',
-    summary: 'the excerpt',
+    summary: 'stored summary',
     html: '<h1>raw</h1>',
     text: 'raw',
     author: 'Ada',
@@ -99,6 +106,19 @@ test('posts from the post API\'s rows: each property of the right type, or absen
   assert.deepEqual(feedPostFromRow({ slug: 'b', title: 7, summary: 'only summary', body_html: '<p>b</p>', author: { name: 'x' }, tags: 'x,y', published_at: 'soon' }, 'body'), {
     slug: 'b', title: null, summary: 'only summary', html: '<p>b</p>', text: null, author: null, tags: null, publishedAt: null, updatedAt: null
   })
+})
+
+test('a feed item\'s summary is the summary column when not blank, else the excerpt of its text; a table\'s excerpt column is not it', () => {
+  const longText = `${'word '.repeat(60)}end`
+  const summaryOf = (row: Record<string, unknown>): string | null | undefined => feedPostFromRow({ slug: 'a', ...row }, 'content', excerpt).summary
+  assert.equal(summaryOf({ summary: 'Stored.', content_text: longText, excerpt: 'column' }), 'Stored.')
+  for (const summary of [null, '', '  \n', 42]) assert.equal(summaryOf({ summary, content_text: longText }), excerpt(longText), String(summary))
+  assert.equal(summaryOf({ content_text: 'Short text.' }), 'Short text.')
+  assert.match(summaryOf({ content_text: longText })!, /^word word .*…$/)
+  // Without a text (no Markdown column), the summary column alone.
+  assert.equal(summaryOf({ summary: 'Stored.' }), 'Stored.')
+  assert.equal(summaryOf({}), null)
+  assert.equal(feedPostFromRow({ slug: 'a', content_text: longText }).summary, null)
 })
 
 test('timestamps: ISO 8601 and SQLite text, zone-less ones in UTC, impossible ones refused', () => {

@@ -1,12 +1,16 @@
 // The front's feeds and sitemap over both tiers, real HTTP and a real SQLite file: each document
 // parses with a strict XML parser (or as JSON Feed) and holds what its format requires; a
-// commit changes the document and its strong ETag on the very next request; 304 and compression
+// commit changes the document and its strong ETag on the very next request; each item's summary
+// is the summary column or else the computed excerpt; 304 and compression
 // work as on the other routes; a title with `<`, `&` and `]]>` keeps every feed well-formed;
 // `tag=` narrows a feed; a sitemap beyond its page size becomes an index of pages; without
 // SITE_URL every one of these routes is a 404 naming the setting.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createPostUrl, parseSiteUrl } from '../../src/feeds/post-url.js'
+import { KEYED_LIST_PATH } from '../../src/contract/keyed-list.js'
+import { INDEX_AFTER_CALLS } from '../../src/front/cache/page-index.js'
+import { FEED_PATHS } from '../../src/front/feed-routes.js'
 import { MIN_COMPRESSED_BYTES } from '../../src/http/representation.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
@@ -26,6 +30,8 @@ let store: PostStore
 let posts: RunningApp
 let front: RunningApp
 let bare: RunningApp
+/** Every path the post API was asked for. */
+const upstreamPaths: string[] = []
 
 before(async () => {
   database = await sqliteServer.create()
@@ -38,7 +44,9 @@ before(async () => {
     (3, 'three', 'Three', NULL, 'Third.', 'Bob', '[]', '2024-05-01T00:00:00Z')`)
   store = await openTestStore(database.location)
   await store.checkSchema()
-  posts = await listen(buildPostsApp(postsAppOptions(testConfig(), { store, logger: silentLogger })))
+  const postsApp = buildPostsApp(postsAppOptions(testConfig(), { store, logger: silentLogger }))
+  postsApp.addHook('onRequest', async (request) => { upstreamPaths.push(request.url) })
+  posts = await listen(postsApp)
   const site = parseSiteUrl(SITE)
   front = await startFront(new URL(posts.url), { feeds: { site: { url: site, postUrl: createPostUrl(site) }, postUrlTemplate: '{site}/blog/{slug}', feedSize: 20 }, sitemapPageSize: 2 })
   bare = await startFront(new URL(posts.url))
@@ -67,7 +75,17 @@ describe('feeds', () => {
     assert.equal(childText(items[0]!, NS.none, 'title'), HOSTILE_TITLE)
     const content = childText(items[0]!, NS.content, 'encoded')
     assert.match(content, /href="https:\/\/blog\.example\/blog\/two"/)
-    assert.match(content, /src="https:\/\/blog\.example\/blog\/cat\.png"/)
+    assert.match(content, /src="https:\/\/blog\.example\/cat\.png"/)
+  })
+
+  test('each item\'s summary is the summary column, else the excerpt of its text, in every format', async () => {
+    const expected = ['See the next post and a cat.', 'Summary two', 'Third.']
+    const rss = childrenNamed(child(parseXml((await get(front.url, '/feed.xml')).text), NS.none, 'channel'), NS.none, 'item')
+    assert.deepEqual(rss.map((item) => childText(item, NS.none, 'description')), expected)
+    const atom = childrenNamed(parseXml((await get(front.url, '/feed.atom')).text), NS.atom, 'entry')
+    assert.deepEqual(atom.map((entry) => childText(entry, NS.atom, 'summary')), expected)
+    const json = (await get(front.url, '/feed.json')).json() as { items: Array<{ summary?: string }> }
+    assert.deepEqual(json.items.map((item) => item.summary), expected)
   })
 
   test('Atom 1.0 and JSON Feed 1.1 hold their required members', async () => {
@@ -115,6 +133,12 @@ describe('feeds', () => {
     assert.notEqual(afterCommit.headers.etag, before.headers.etag)
     assert.match(afterCommit.text, /Two, retitled/)
     await database.exec("UPDATE posts SET title = 'Two' WHERE slug = 'two'")
+  })
+
+  test('past the page-index threshold, a feed never makes the front fetch a keyed list of rendered posts', async () => {
+    upstreamPaths.length = 0
+    for (let i = 0; i < INDEX_AFTER_CALLS + 10; i++) assert.equal((await get(front.url, FEED_PATHS[i % FEED_PATHS.length]!)).status, 200)
+    assert.deepEqual(upstreamPaths.filter((path) => path.startsWith(KEYED_LIST_PATH)), [])
   })
 })
 

@@ -65,7 +65,7 @@ export async function startTiers (store: PostStore, { settings = {}, now }: { se
   const config = testConfig(settings)
   const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, ...(now === undefined ? {} : { now }) }))
   const posts = await listen(postsApp)
-  const front = await startFront(new URL(posts.url), { cacheControl: config.cacheControl, ...(now === undefined ? {} : { now }) })
+  const front = await startFront(new URL(posts.url), { cacheControl: config.cacheControl, cacheTagHeaders: config.cacheTagHeaders, ...(now === undefined ? {} : { now }) })
   return {
     posts,
     front,

@@ -91,7 +91,7 @@ describe('OpenAPI documents', () => {
       assert.equal(document.paths[item]?.get?.operationId, 'getPost')
       const parameters = (path: string): string[] => (document.paths[path]?.get?.parameters ?? []).map((p) => `${p.in} ${p.name}`).sort()
       const headers = ['header Accept-Encoding', 'header If-None-Match', 'header X-Request-Id']
-      assert.deepEqual(parameters(list), [...headers, ...['after', 'count', 'fields', 'formats', 'limit', 'published_after', 'published_before', 'tag', 'tag_all', 'tag_not', 'updated_after'].map((name) => `query ${name}`)])
+      assert.deepEqual(parameters(list), [...headers, ...['after', 'count', 'fields', 'formats', 'highlight', 'limit', 'published_after', 'published_before', 'q', 'tag', 'tag_all', 'tag_not', 'updated_after'].map((name) => `query ${name}`)])
       assert.deepEqual(parameters(item), [...headers, 'path slug', 'query fields', 'query formats', 'query preview'])
     }
     assert.deepEqual(Object.keys(postsDocument.paths[VERSION_PATH] ?? {}), ['get'])

@@ -133,6 +133,12 @@ describe('a port in use is a line naming its setting, exit 1; what had started i
     })
   }
 
+  test('the post API\'s start-up log says which way search runs', async () => {
+    const { code, log } = await runCliHere(['posts-api', '--posts-port', String(busyPort)], { DATABASE_URL: seeded, METRICS: 'off' })
+    assert.equal(code, 1)
+    assert.match(log, /search \(q\) runs on an in-memory index of title, summary, content that this process fills at the first search/)
+  })
+
   for (const [setting, args] of [
     ['BLOG_PORT', (busy: number, free: number) => ['serve', '--blog-port', String(busy), '--posts-port', String(free)]],
     ['POSTS_PORT', (busy: number, free: number) => ['serve', '--blog-port', String(free), '--posts-port', String(busy)]],
@@ -169,6 +175,10 @@ describe('serving', () => {
     const migrated = await runCliHere(['migrate'], { DATABASE_URL: filename })
     assert.equal(migrated.code, 0)
     assert.match(migrated.log, /the posts table is ready in sqlite:/)
+    // The search index, only when asked for: the one write search makes.
+    const indexed = await runCliHere(['migrate', '--search'], { DATABASE_URL: filename })
+    assert.equal(indexed.code, 0)
+    assert.match(indexed.log, /added [^"]*table posts_search\b/)
     const seededNow = await runCliHere(['seed'], { DATABASE_URL: filename })
     assert.equal(seededNow.code, 0)
     assert.match(seededNow.log, /inserted 3 sample posts/)

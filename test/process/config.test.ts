@@ -130,6 +130,7 @@ describe('the settings table', () => {
     WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     CACHE_MAX_MB: '1',
     CORS_ORIGIN: 'off',
+    CACHE_TAG_HEADERS: 'xkey',
     UPSTREAM_TIMEOUT_MS: '1234',
     UPSTREAM_CONNECT_TIMEOUT_MS: '1234',
     UPSTREAM_HEADERS_TIMEOUT_MS: '1234',
@@ -151,6 +152,8 @@ describe('the settings table', () => {
     DB_STATEMENT_TIMEOUT_MS: '1234',
     STORE_CONCURRENCY: '7',
     MARKDOWN_COLUMNS: 'body,notes',
+    SEARCH_COLUMNS: 'title,body',
+    SEARCH_LANGUAGE: 'simple',
     SITE_URL: 'https://blog.example',
     POST_URL_TEMPLATE: '{site}/posts/{slug}/',
     FEED_SIZE: '7'
@@ -169,6 +172,17 @@ describe('the settings table', () => {
   test('an empty value is unset: the default applies', () => {
     assert.equal(loadConfig({ BLOG_PORT: '' }).blogPort, 3000)
     assert.equal(loadConfig({ DATABASE_URL: '' }).storeIsDefault, true)
+  })
+
+  test('cache tag headers: Surrogate-Key and Cache-Tag by default; empty or off names none', () => {
+    assert.deepEqual(loadConfig({}).cacheTagHeaders, ['Surrogate-Key', 'Cache-Tag'])
+    assert.deepEqual(loadConfig({ CACHE_TAG_HEADERS: '' }).cacheTagHeaders, [])
+    assert.deepEqual(loadConfig({}, { CACHE_TAG_HEADERS: 'off' }).cacheTagHeaders, [])
+    assert.deepEqual(parseSetting('CACHE_TAG_HEADERS', 'Surrogate-Key, Edge-Cache-Tag'), ['Surrogate-Key', 'Edge-Cache-Tag'])
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'Cache Tag'), /^ConfigError: invalid CACHE_TAG_HEADERS: "Cache Tag" is not a header name$/)
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'Surrogate-Key,,xkey'), /"" is not a header name/)
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'xkey,XKey'), /XKey is listed twice/)
+    assert.throws(() => parseSetting('CACHE_TAG_HEADERS', 'ETag'), /ETag is a header the answers carry already/)
   })
 
   test('a refused value names the setting and says why, in one line', () => {

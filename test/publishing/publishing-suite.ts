@@ -35,13 +35,17 @@ const HIDDEN_NOW = ROWS.map((row) => row.slug).filter((slug) => !PUBLIC_NOW.incl
 
 export const slugsOf = (response: TestResponse): string[] => (response.json() as Array<{ slug: string }>).map((post) => post.slug)
 
-/** The headers a 404 of a hidden post and of a missing one must share: all but the per-request ones (date, request id, the version's value). */
+/**
+ * The headers a 404 of a hidden post and of a missing one must share: all but the per-request ones
+ * (date, request id, the version's value), and each names its own slug's cache tag.
+ */
 function sameAnswer (hidden: TestResponse, missing: TestResponse): void {
   // The posts version labels the store's state when each was read: present on both, equal unless
   // the store moved between them (PostgreSQL's moves with any transaction on the server).
   const strip = (headers: TestResponse['headers']): Record<string, unknown> => {
-    const { date: _date, 'x-request-id': _id, 'posts-version': version, ...rest } = headers
-    return { ...rest, 'posts-version': version === undefined ? 'absent' : 'present' }
+    const { date: _date, 'x-request-id': _id, 'posts-version': version, 'surrogate-key': key, 'cache-tag': tag, ...rest } = headers
+    const tags = [key, tag].map((value) => String(value).replace(/^post-.*$/, 'post-SLUG'))
+    return { ...rest, 'posts-version': version === undefined ? 'absent' : 'present', tags }
   }
   assert.equal(hidden.status, missing.status)
   assert.equal(hidden.text.replace('hidden-slug', 'SLUG'), missing.text.replace('missing-slug', 'SLUG'))

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
 import { openMemorySearchIndex } from '../../src/search/memory-search-index.js'
-import { parseSearchQuery } from '../../src/search/search-query.js'
+import { parseSearchQuery } from '../../src/contract/search-query.js'
 import { sqliteTarget, type OpenTarget, type PostText } from './search-targets.js'
 
 const WORDS = ['apple', 'brick', 'cloud', 'running', 'runs', 'connection', 'connected', 'the', 'ember']

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool } from 'mysql2'
 import { booleanModeQuery, readMysqlSearchLimits, type MysqlSearchLimits } from '../../src/search/mysql-search.js'
-import { parseSearchQuery } from '../../src/search/search-query.js'
+import { parseSearchQuery } from '../../src/contract/search-query.js'
 import { mysqlServer, type TestDatabase } from '../helpers/databases.js'
 
 const LIMITS: MysqlSearchLimits = { minTokenSize: 3, maxTokenSize: 84, stopwords: new Set(['the', 'and']) }

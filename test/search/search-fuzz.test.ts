@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { ProblemError } from '../../src/contract/problems.js'
 import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
-import { parseSearchQuery, type SearchQuery } from '../../src/search/search-query.js'
+import { parseSearchQuery, type SearchQuery } from '../../src/contract/search-query.js'
 import { SEARCH_TARGETS, type OpenTarget, type PostText } from './search-targets.js'
 
 /** Fuzzed queries per engine (each one run against the engine when it parses). */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { ProblemError } from '../../src/contract/problems.js'
-import { MAX_QUERY_LENGTH, MAX_TERMS, parseSearchQuery, SEARCH_QUERY_DETAILS, type SearchQuery } from '../../src/search/search-query.js'
+import { MAX_QUERY_LENGTH, MAX_TERMS, parseSearchQuery, SEARCH_QUERY_DETAILS, type SearchQuery } from '../../src/contract/search-query.js'
 
 /** The query as plain data: each term by its text, excluded ones prefixed with `-`. */
 function shape ({ groups, excluded }: SearchQuery): string[][] {

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { stemmer } from 'stemmer'
 import type { SearchSettings } from '../../src/search/compiled-search.js'
-import { parseSearchQuery } from '../../src/search/search-query.js'
+import { parseSearchQuery } from '../../src/contract/search-query.js'
 import { SEARCH_TARGETS, type OpenTarget, type PostText, type SearchTarget } from './search-targets.js'
 
 /** Words no engine drops: at least 4 letters (InnoDB indexes 3 and more), no stop word anywhere. */

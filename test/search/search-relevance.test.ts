@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
-import { parseSearchQuery } from '../../src/search/search-query.js'
+import { parseSearchQuery } from '../../src/contract/search-query.js'
 import { SEARCH_TARGETS, type OpenTarget, type PostText } from './search-targets.js'
 
 const filler = (n: number): string => Array.from({ length: n }, (_, i) => `filler${i % 7} words about nothing much`).join(' ')

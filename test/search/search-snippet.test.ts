@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { parseSearchQuery, type SearchQuery } from '../../src/search/search-query.js'
+import { parseSearchQuery, type SearchQuery } from '../../src/contract/search-query.js'
 import { createWordKey, searchSnippet, SNIPPET_LENGTH } from '../../src/search/search-snippet.js'
 
 const snippet = (text: string, q: string, language = 'english'): string => searchSnippet(text, parseSearchQuery(q), language)

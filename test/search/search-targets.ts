@@ -10,7 +10,7 @@ import { whereSearchMatches, type CompiledSearch, type SearchSettings } from '..
 import { openMemorySearchIndex, type SearchHit } from '../../src/search/memory-search-index.js'
 import { compileMysqlSearch, createMysqlSearchIndex, readMysqlSearchLimits } from '../../src/search/mysql-search.js'
 import { compilePostgresSearch, createPostgresSearchIndex } from '../../src/search/postgres-search.js'
-import type { SearchQuery } from '../../src/search/search-query.js'
+import type { SearchQuery } from '../../src/contract/search-query.js'
 import { compileSqliteSearch, createSqliteSearchIndex } from '../../src/search/sqlite-search.js'
 import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 

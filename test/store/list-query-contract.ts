@@ -180,7 +180,7 @@ export function describeListQueryContract (name: string, server: TestServer, fix
           assert.equal((await get(tiers[tier].url, `${ROUTES[tier]}?`)).text, plain.text)
           assert.equal(plain.headers.link, undefined)
           for (const [search, named] of [
-            ['sort=title', /Unknown parameter "sort"\./], ['q=hello', /"q"/], ['offset=2', /"offset"/], ['tags=sql', /"tags"/],
+            ['sort=title', /Unknown parameter "sort"\./], ['Q=hello', /"Q"/], ['offset=2', /"offset"/], ['tags=sql', /"tags"/],
             ['foo=bar&limits=2&page=3&', /Unknown parameters "foo", "limits", "page"\./], ['limit=2&limit=2', /Repeated parameter "limit"\./],
             ['tag=a&tag=b&Tag=c', /Unknown parameter "Tag"\. Repeated parameter "tag"\./]
           ] as const) {

@@ -1,12 +1,15 @@
 // The list queries against a reference model: random rows, random combinations of the filters
-// (tag sets with free-form tags, date windows) with random pages; the answer's membership and
-// order, its count, a cursor walk through both tiers, and the tag counts equal what the model
-// computes in JavaScript.
+// (tag sets with free-form tags, date windows, a search `q` of the titles' words) with random
+// pages; the answer's membership and order (a search's order is its relevance: there, the
+// membership, and every walk in the whole list's order), its count, a cursor walk through both
+// tiers, and the tag counts equal what the model computes in JavaScript.
 // SQLite always; PostgreSQL (a jsonb and a text[] `tags`) and MySQL when their test servers are
-// set (mandatory in CI), as the store suites run.
+// set (mandatory in CI), as the store suites run; searched with the store's index
+// (`migrate --search`) on some, the post API's in-memory index on the others.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
+import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
 import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -27,9 +30,24 @@ const BOUNDS: ReadonlyArray<readonly [string, string]> = [
   ['2023-12-31T19:00:00.0005-05:00', '2024-01-01T00:00:00.0005Z']
 ]
 
-interface Row { slug: string, tags: readonly string[] | null, publishedAt: string | null, updatedAt: string | null }
+/** Title words: at least 4 letters and no stop word (InnoDB indexes 3 and more), the same stem under every engine. */
+const WORDS = ['apple', 'brick', 'cloud', 'ember', 'fjord', 'grove'] as const
+
+interface Row { slug: string, words: readonly string[], tags: readonly string[] | null, publishedAt: string | null, updatedAt: string | null }
+
+/** A search, and which titles it matches. */
+interface Search { text: string, matches: (words: readonly string[]) => boolean }
+
+const word = fc.constantFrom(...WORDS)
+const search: fc.Arbitrary<Search> = fc.oneof(
+  word.map((w) => ({ text: w, matches: (words: readonly string[]) => words.includes(w) })),
+  fc.tuple(word, word).map(([a, b]) => ({ text: `${a} ${b}`, matches: (words: readonly string[]) => words.includes(a) && words.includes(b) })),
+  fc.tuple(word, word).map(([a, b]) => ({ text: `${a} OR ${b}`, matches: (words: readonly string[]) => words.includes(a) || words.includes(b) })),
+  fc.tuple(word, word).filter(([a, b]) => a !== b).map(([a, b]) => ({ text: `${a} -${b}`, matches: (words: readonly string[]) => words.includes(a) && !words.includes(b) }))
+)
 
 const row = fc.record({
+  words: fc.subarray([...WORDS], { maxLength: 3 }),
   tags: fc.option(fc.subarray([...TAGS]), { freq: 6 }),
   publishedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 }),
   updatedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 })
@@ -42,7 +60,14 @@ const sometimes = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.
 const tagSet = sometimes(fc.subarray([...TAGS], { minLength: 1, maxLength: 3 }))
 const bound = sometimes(fc.constantFrom(...BOUNDS))
 const query = fc.record({
-  tag: tagSet, tagAll: tagSet, tagNot: tagSet, publishedAfter: bound, publishedBefore: bound, updatedAfter: bound, limit: fc.integer({ min: 1, max: 5 })
+  q: sometimes(search),
+  tag: tagSet,
+  tagAll: tagSet,
+  tagNot: tagSet,
+  publishedAfter: bound,
+  publishedBefore: bound,
+  updatedAfter: bound,
+  limit: fc.integer({ min: 1, max: 5 })
 })
 type Query = typeof query extends fc.Arbitrary<infer Q> ? Q : never
 
@@ -55,6 +80,7 @@ function searchOf (q: Query): string {
   if (q.publishedAfter !== null) parts.push(`published_after=${q.publishedAfter[0]}`)
   if (q.publishedBefore !== null) parts.push(`published_before=${q.publishedBefore[0]}`)
   if (q.updatedAfter !== null) parts.push(`updated_after=${q.updatedAfter[0]}`)
+  if (q.q !== null) parts.push(`q=${encodeURIComponent(q.q.text)}`)
   return parts.join('&')
 }
 
@@ -73,7 +99,8 @@ function expected (all: readonly Row[], q: Query): string[] {
     (q.tag === null || q.tag.some((t) => holds(r, t))) &&
     (q.tagAll === null || q.tagAll.every((t) => holds(r, t))) &&
     (q.tagNot === null || !q.tagNot.some((t) => holds(r, t))) &&
-    after(r.publishedAt, q.publishedAfter) && before(r.publishedAt, q.publishedBefore) && after(r.updatedAt, q.updatedAfter)
+    after(r.publishedAt, q.publishedAfter) && before(r.publishedAt, q.publishedBefore) && after(r.updatedAt, q.updatedAfter) &&
+    (q.q === null || q.q.matches(r.words))
   ).sort((a, b) => {
     if (a.publishedAt !== b.publishedAt) {
       if (a.publishedAt === null) return 1
@@ -101,6 +128,13 @@ const DEFAULT_TABLE = async (db: TestDatabase): Promise<void> => {
   await writer.close()
 }
 
+/** The default table with the store's own search index. */
+const INDEXED_TABLE = async (db: TestDatabase): Promise<void> => {
+  const writer = await openTestStore(db.location, { writable: true })
+  await writer.migrate({ search: DEFAULT_SEARCH_SETTINGS })
+  await writer.close()
+}
+
 function describeModel (name: string, server: TestServer, variant: Variant): void {
   describe(`${name}: list queries against the model`, { skip: server.skip }, () => {
     let db: TestDatabase
@@ -119,7 +153,7 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
       await db.exec('DELETE FROM posts')
       if (all.length === 0) return
       await db.exec(`INSERT INTO posts (slug, title, content, tags, published_at, updated_at) VALUES ${all.map((r) =>
-        `(${sqlText(r.slug)}, 'T', '', ${variant.tags(r.tags)}, ${variant.timestamp(r.publishedAt)}, ${variant.timestamp(r.updatedAt)})`).join(', ')}`)
+        `(${sqlText(r.slug)}, ${sqlText(r.words.length === 0 ? 'T' : r.words.join(' '))}, '', ${variant.tags(r.tags)}, ${variant.timestamp(r.publishedAt)}, ${variant.timestamp(r.updatedAt)})`).join(', ')}`)
     }
 
     /** Every page of `search` at `route`, following next links; the front's empty list is a 404 no-posts. */
@@ -166,9 +200,12 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
           const counted = `limit=${q.limit}&count=exact${search === '' ? '' : `&${search}`}`
           assert.equal((await get(tiers.posts.url, `/api/posts?${counted}`)).headers['x-total-count'], String(want.length), counted)
           if (want.length > 0) assert.equal((await get(tiers.front.url, `/api/blog?${counted}`)).headers['x-total-count'], String(want.length), counted)
-          assert.deepEqual((whole.json() as Array<{ slug: string }>).map((p) => p.slug), want, `/api/posts?${search}`)
-          assert.deepEqual(await walk(tiers.posts.url, '/api/posts', search, q.limit), want, `walk /api/posts?${search}`)
-          assert.deepEqual(await walk(tiers.front.url, '/api/blog', search, q.limit), want, `walk /api/blog?${search}`)
+          const listed = (whole.json() as Array<{ slug: string }>).map((p) => p.slug)
+          // A search's order is its relevance, which the model does not compute: its members, then every walk in its order.
+          if (q.q === null) assert.deepEqual(listed, want, `/api/posts?${search}`)
+          else assert.deepEqual([...listed].sort(), [...want].sort(), `/api/posts?${search}`)
+          assert.deepEqual(await walk(tiers.posts.url, '/api/posts', search, q.limit), listed, `walk /api/posts?${search}`)
+          assert.deepEqual(await walk(tiers.front.url, '/api/blog', search, q.limit), listed, `walk /api/blog?${search}`)
         }
       }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
       t.diagnostic(`${name}: ${RUNS} tables, ${asked} queries, ${nonEmpty} with a non-empty answer`)
@@ -179,7 +216,9 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
 const isoText = (iso: string | null): string => iso === null ? 'NULL' : sqlText(iso)
 
 describeModel('SQLite', sqliteServer, { table: DEFAULT_TABLE, timestamp: isoText, tags: jsonTags })
+describeModel('SQLite with migrate --search', sqliteServer, { table: INDEXED_TABLE, timestamp: isoText, tags: jsonTags })
 describeModel('PostgreSQL', postgresServer, { table: DEFAULT_TABLE, timestamp: isoText, tags: jsonTags })
+describeModel('PostgreSQL with migrate --search', postgresServer, { table: INDEXED_TABLE, timestamp: isoText, tags: jsonTags })
 describeModel('PostgreSQL text[] tags', postgresServer, {
   table: async (db) => {
     await db.exec(`CREATE TABLE posts (id serial PRIMARY KEY, slug text NOT NULL UNIQUE, title text, content text, tags text[],
@@ -188,8 +227,8 @@ describeModel('PostgreSQL text[] tags', postgresServer, {
   timestamp: isoText,
   tags: (tags) => tags === null ? 'NULL' : `ARRAY[${tags.map(sqlText).join(', ')}]::text[]`
 })
-describeModel('MySQL', mysqlServer, {
-  table: DEFAULT_TABLE,
+describeModel('MySQL with migrate --search', mysqlServer, {
+  table: INDEXED_TABLE,
   timestamp: (iso) => iso === null ? 'NULL' : sqlText(iso.slice(0, 23).replace('T', ' ')),
   tags: jsonTags
 })

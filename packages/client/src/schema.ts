@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * Every post, or a page of them
-         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`) or filter it (`tag`, `tag_all`, `tag_not`, `published_after`, `published_before`, `updated_after`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 `invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.
+         * @description The upstream post API's list, byte for byte: newest first by `published_at` when the table has it, ties by `slug`. The list parameters trim it (`fields`), page it (`limit`, `after`), filter it (`tag`, `tag_all`, `tag_not`, `published_after`, `published_before`, `updated_after`) or search it (`q`, most relevant first; `highlight`); they are checked here, before any upstream call (an unknown or repeated parameter is a 400 `invalid-query` too), and relayed in canonical order. An empty list or page is a 404 `no-posts` whose detail names the filters.
          */
         get: operations["listPosts"];
         put?: never;
@@ -72,7 +72,7 @@ export interface paths {
         };
         /**
          * RSS 2.0 feed
-         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). Each item's HTML is in `content:encoded`. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links and images resolved against `SITE_URL`); each item's summary is the `summary` column, else the computed `excerpt` of its text. Each item's HTML is in `content:encoded`. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
          */
         get: operations["getRssFeed"];
         put?: never;
@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * Atom 1.0 feed
-         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links and images resolved against `SITE_URL`); each item's summary is the `summary` column, else the computed `excerpt` of its text. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
          */
         get: operations["getAtomFeed"];
         put?: never;
@@ -112,7 +112,7 @@ export interface paths {
         };
         /**
          * JSON Feed 1.1
-         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links made absolute). A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
+         * @description The newest `FEED_SIZE` posts (default 20), or those with `tag`, linked by `POST_URL_TEMPLATE`, their `content` rendered (relative links and images resolved against `SITE_URL`); each item's summary is the `summary` column, else the computed `excerpt` of its text. A 404 `not-found` naming `SITE_URL` when it is not set. Exactly fresh, with a strong ETag (304 when current) and compressed like every answer.
          */
         get: operations["getJsonFeed"];
         put?: never;
@@ -246,6 +246,8 @@ export interface components {
         Post: {
             /** @description Unique; the path segment of the post. */
             slug: string;
+            /** @description With `q` and `highlight=true` only: a passage of at most 200 characters of the post's plain text (its summary and body, else its title) around the words searched for, HTML-escaped, each matched word in `<mark>`…`</mark>` (the only markup), `…` where text was cut off. */
+            search_snippet?: string;
         } & {
             [key: string]: unknown;
         };
@@ -334,6 +336,10 @@ export interface operations {
                 published_before?: string;
                 /** @description Only posts whose `updated_at` is strictly after this instant: an RFC 3339 timestamp (its `+` percent-encoded as `%2B`) or a date (its start in UTC). A post without a `updated_at` is left out; a table without that column, or whose column holds no dates, is a 400 `invalid-query`. */
                 updated_after?: string;
+                /** @description Full-text search of `title`, `summary` and `content` (SEARCH_COLUMNS): words (all must match), `"quoted phrases"`, `-excluded` words or phrases, and `OR` between terms (`a OR b c` is (a or b) and c); any other character is part of a word, never an operator of the store's engine. Words match by stem (SEARCH_LANGUAGE, default `english`), case and accents folded. Without `sort`, the most relevant come first (a title match above a body match), ties by `slug`; the pages of one search within one posts version never repeat a post. At most 500 characters and 32 terms, with at least one word that is not excluded, else a 400 `invalid-query`. */
+                q?: string;
+                /** @description With `q` only: each post carries `search_snippet`, the passage around the words searched for, HTML-escaped, matches in `<mark>`. */
+                highlight?: "true";
                 /** @description The answer carries `X-Total-Count`: how many posts match the filters, whatever `limit` and `after`. */
                 count?: "exact";
             };

@@ -4,6 +4,7 @@
 // serialised, every column of the row included (src/http/representation.ts).
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../../contract/list-filter.js'
 import { MAX_CURSOR_LENGTH, MAX_FIELDS, MAX_PAGE_SIZE } from '../../contract/list-query.js'
+import { MAX_QUERY_LENGTH, MAX_TERMS } from '../../contract/search-query.js'
 import { SLUG_MAX_LENGTH } from '../../contract/slug.js'
 
 /** A response as @fastify/swagger reads it: description, headers, and a body per media type (none: `type: 'null'`). */
@@ -35,7 +36,13 @@ export const POST_SCHEMA = {
   type: 'object',
   required: ['slug'],
   properties: {
-    slug: { type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, description: 'Unique; the path segment of the post.' }
+    slug: { type: 'string', minLength: 1, maxLength: SLUG_MAX_LENGTH, description: 'Unique; the path segment of the post.' },
+    search_snippet: {
+      type: 'string',
+      description: 'With `q` and `highlight=true` only: a passage of at most 200 characters of the post\'s plain text (its summary and body, ' +
+        'else its title) around the words searched for, HTML-escaped, each matched word in `<mark>`…`</mark>` (the only markup), ' +
+        '`…` where text was cut off.'
+    }
   },
   additionalProperties: true,
   examples: [{
@@ -166,6 +173,21 @@ export const LIST_QUERY = {
     published_after: dateBound('published_at', 'after'),
     published_before: dateBound('published_at', 'before'),
     updated_after: dateBound('updated_at', 'after'),
+    q: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_QUERY_LENGTH,
+      description: 'Full-text search of `title`, `summary` and `content` (SEARCH_COLUMNS): words (all must match), `"quoted phrases"`, ' +
+        '`-excluded` words or phrases, and `OR` between terms (`a OR b c` is (a or b) and c); any other character is part of a word, never ' +
+        'an operator of the store\'s engine. Words match by stem (SEARCH_LANGUAGE, default `english`), case and accents folded. Without `sort`, ' +
+        'the most relevant come first (a title match above a body match), ties by `slug`; the pages of one search within one posts version ' +
+        `never repeat a post. At most ${MAX_QUERY_LENGTH} characters and ${MAX_TERMS} terms, with at least one word that is not excluded, else a 400 \`invalid-query\`.`
+    },
+    highlight: {
+      type: 'string',
+      enum: ['true'],
+      description: 'With `q` only: each post carries `search_snippet`, the passage around the words searched for, HTML-escaped, matches in `<mark>`.'
+    },
     count: {
       type: 'string',
       enum: ['exact'],

@@ -2,12 +2,14 @@
 // words, "quoted phrases", -excluded words and -"excluded phrases", and OR between terms.
 // Adjacent terms must all match (AND); OR binds tighter than adjacency, so `a OR b c` means
 // (a OR b) AND c. Every other character is part of a word.
-import { invalidQuery } from '../contract/list-query.js'
+import { ProblemError } from './problems.js'
 
 /** The longest `q`, in characters (code points). */
 export const MAX_QUERY_LENGTH = 500
 /** The most terms (words and phrases, excluded ones included) one `q` may hold. */
 export const MAX_TERMS = 32
+
+const invalidQuery = (detail: string): ProblemError => new ProblemError('invalid-query', detail)
 
 export const SEARCH_QUERY_DETAILS = {
   length: `The q parameter must be at most ${MAX_QUERY_LENGTH} characters long.`,

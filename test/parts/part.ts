@@ -1,0 +1,57 @@
+// `npm test` runs the test files in a few processes, not one process each: every process loads
+// the code under coverage (about a second of CPU, most of a small file's cost), and the
+// files share these parts' processes instead. Each part-N.test.ts takes every Nth file in path
+// order (the slow files are spread across folders, so this balances well enough) and runs each
+// file as a suite of its own, named by its path, so a file's top-level hooks (before, after)
+// stay its own: its servers start when its tests begin and close when they end. A file still
+// runs alone with `node --import tsx --test test/…/file.test.ts`.
+import { readdirSync } from 'node:fs'
+import { basename, dirname, join, relative } from 'node:path'
+import { describe } from 'node:test'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const PARTS = dirname(fileURLToPath(import.meta.url))
+const TEST_ROOT = dirname(PARTS)
+const PART_FILE = /^part-(\d+)\.test\.ts$/
+
+/** Every test file under test/ but the parts themselves, in path order. */
+export function testFiles (): string[] {
+  return readdirSync(TEST_ROOT, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.test.ts'))
+    .map((path) => join(TEST_ROOT, path))
+    .filter((path) => dirname(path) !== PARTS)
+    .sort()
+}
+
+/** The files part `index` (1 to `count`) runs, of `count` parts. */
+export function filesOfPart (index: number, count: number, files: readonly string[]): string[] {
+  return files.filter((_, position) => position % count === index - 1)
+}
+
+/**
+ * Runs the part whose module URL is `partUrl`: its share of the test files, each as a suite.
+ *
+ * Every suite is declared at once, so the runner knows them all from the start (it ends the run,
+ * and with --test-force-exit the process, when the suites it knows have ended). Their files load
+ * one at a time, each once the previous one has: loads that overlap may declare one file's tests
+ * in another file's suite. A file's tests belong to the suite whose body imports it; for that,
+ * the promise the body waits on before its import must be one the body made itself (waiting on
+ * one made elsewhere loses the suite, and the file's tests land at the top level).
+ */
+export function runPart (partUrl: string): void {
+  const match = PART_FILE.exec(basename(fileURLToPath(partUrl)))
+  if (match === null) throw new Error(`${partUrl} is not named part-N.test.ts`)
+  const count = readdirSync(PARTS).filter((name) => PART_FILE.test(name)).length
+  const files = filesOfPart(Number(match[1]), count, testFiles())
+  const startLoading: Array<() => void> = []
+  files.forEach((file, position) => {
+    describe(relative(dirname(TEST_ROOT), file), async () => {
+      if (position > 0) await new Promise<void>((resolve) => { startLoading[position] = resolve })
+      try {
+        await import(pathToFileURL(file).href)
+      } finally {
+        startLoading[position + 1]?.()
+      }
+    })
+  })
+}

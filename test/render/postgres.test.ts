@@ -1,0 +1,4 @@
+import { postgresServer } from '../helpers/databases.js'
+import { describeRenderedReads } from './rendered-suite.js'
+
+describeRenderedReads('PostgreSQL', postgresServer)

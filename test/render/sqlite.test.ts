@@ -1,0 +1,4 @@
+import { sqliteServer } from '../helpers/databases.js'
+import { describeRenderedReads } from './rendered-suite.js'
+
+describeRenderedReads('SQLite', sqliteServer)
