@@ -4,7 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { ListFilter } from '../contract/list-filter.js'
 import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { bigintToJson, createRowNormaliser, type RowNormaliser } from './normalise-row.js'
-import { SAMPLE_POSTS } from './sample-posts.js'
+import { seedSamplePosts } from './seed-posts.js'
 import { sortValueCheck, type SortValueCheck } from './sort-key-values.js'
 import { checkFilter, filterConditions, type DateCondition, type FilterColumns } from './filter-conditions.js'
 import {
@@ -253,16 +253,7 @@ export class KyselyPostStore implements PostStore {
   }
 
   async seed (): Promise<number> {
-    const existing = new Set((await this.#db.selectFrom('posts').select('slug').execute()).map((r) => r.slug))
-    const missing = SAMPLE_POSTS.filter((p) => !existing.has(p.slug))
-    if (missing.length === 0) return 0
-    await this.#db.insertInto('posts').values(missing.map((p) => ({
-      ...p,
-      tags: JSON.stringify(p.tags),
-      published_at: this.#spec.timestampParameter(p.published_at),
-      updated_at: this.#spec.timestampParameter(p.updated_at)
-    }))).execute()
-    return missing.length
+    return await seedSamplePosts(this.#db, this.#spec)
   }
 
   get columns (): readonly string[] {
