@@ -138,6 +138,8 @@ const postgresSpec = (pool: pg.Pool, bounds: QueryBounds): DialectSpec => ({
   // pg would parse a timestamptz into a Date (milliseconds) and lose its microseconds; its text
   // is exact, and a parameter compared with the column takes the column's type.
   publishedAtKey: sql`published_at::text`,
+  // Every write of a row (UPDATE, INSERT, a restore) gives it the writing transaction's id.
+  rowVersion: () => sql<string>`xmin::text`,
   tagCondition ({ type = '' }) {
     // COALESCE: a NULL `tags` holds no tag, and `tag_not` negates this.
     if (type === 'jsonb') return (tag) => sql<boolean>`COALESCE(tags @> jsonb_build_array(${tag}::text), false)`
