@@ -1,6 +1,8 @@
 // The benchmark's posts: N deterministic rows of the default table, written to a SQLite file and
 // to a PostgreSQL database, both cached (bench/.data/, blog_bench_<N>) and keyed by N and
-// GENERATOR_VERSION, so only the first run pays for the 100,000-post dataset.
+// GENERATOR_VERSION, so only the first run pays for the 100,000-post dataset. The `search`
+// dataset is the same rows with a title, summary and content of made-up words from the search
+// corpus (about 600 words a post), and the store's search index (`migrate --search`).
 import { execFile } from 'node:child_process'
 import { mkdirSync, existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -9,6 +11,7 @@ import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { createRandom, pick, randomInt, type Random } from './random.js'
+import { createSearchCorpus } from './search-corpus.js'
 
 /** Bump when a generated post changes, so every cached dataset is rebuilt. */
 export const GENERATOR_VERSION = 1
@@ -98,23 +101,41 @@ export function generatePost (index: number): BenchPost {
   }
 }
 
+/** `posts`: generatePost's rows; `search`: the same with the search corpus's text, and the store's search index. */
+export type Dataset = 'posts' | 'search'
+
+/** Post `index` of `dataset` (of `n` posts: the search corpus is drawn once for them all). */
+function postsOf (dataset: Dataset, n: number): (index: number) => BenchPost {
+  if (dataset === 'posts') return generatePost
+  const corpus = createSearchCorpus({ posts: n })
+  return (index) => {
+    const { title, summary, content } = corpus.posts[index] as (typeof corpus.posts)[number]
+    return { ...generatePost(index), title, summary, content }
+  }
+}
+
 const execFileAsync = promisify(execFile)
 
-/** The project's own `migrate`, so the table (and whatever it installs later) is the real one. */
-async function migrate (cli: string, databaseUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
+/** The project's own `migrate` (with `--search` for the search dataset), so the table and its indexes are the real ones. */
+async function migrate (cli: string, databaseUrl: string, env: NodeJS.ProcessEnv, search = false): Promise<void> {
   try {
-    await execFileAsync(process.execPath, [cli, 'migrate'], { env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } })
+    await execFileAsync(process.execPath, [cli, 'migrate', ...(search ? ['--search'] : [])], { env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } })
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? ''
     throw new Error(`\`${cli} migrate\` failed for ${databaseUrl}: ${stderr.trim() || (err as Error).message}`, { cause: err })
   }
 }
 
-/** The SQLite file of N posts (`env`: the environment `migrate` runs in); generated into a temporary file and renamed, so a cached file is always complete. */
-export async function prepareSqliteDataset (n: number, cli: string, env = process.env): Promise<string> {
-  const path = join(DATA_DIR, `posts-g${GENERATOR_VERSION}-n${n}.db`)
+/**
+ * The SQLite file of N posts of `dataset` (`env`: the environment `migrate` runs in); generated
+ * into a temporary file and renamed, so a cached file is always complete. The search index is
+ * made after the rows are in, as an operator would on an existing table.
+ */
+export async function prepareSqliteDataset (n: number, cli: string, env = process.env, dataset: Dataset = 'posts'): Promise<string> {
+  const path = join(DATA_DIR, `${dataset}-g${GENERATOR_VERSION}-n${n}.db`)
+  const search = dataset === 'search'
   if (existsSync(path)) {
-    await migrate(cli, path, env) // idempotent: a cached file gets whatever a newer `migrate` installs
+    await migrate(cli, path, env, search) // idempotent: a cached file gets whatever a newer `migrate` installs
     return path
   }
   mkdirSync(DATA_DIR, { recursive: true })
@@ -124,12 +145,14 @@ export async function prepareSqliteDataset (n: number, cli: string, env = proces
   const db = new Database(temporary)
   try {
     const insert = db.prepare(`INSERT INTO posts (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`)
+    const post = postsOf(dataset, n)
     db.transaction(() => {
-      for (let i = 0; i < n; i++) insert.run(generatePost(i))
+      for (let i = 0; i < n; i++) insert.run(post(i))
     })()
   } finally {
     db.close() // checkpoints and removes the WAL, so the single file can be renamed
   }
+  if (search) await migrate(cli, temporary, env, search)
   renameSync(temporary, path)
   return path
 }
@@ -155,14 +178,16 @@ async function withClient<T> (url: string, use: (client: pg.Client) => Promise<T
 }
 
 /**
- * The PostgreSQL database `name` (default `blog_bench_<N>`) on `serverUrl`'s server, reused when
- * its comment (the marker, written last) names this generator and N and it holds N rows;
- * otherwise rebuilt.
+ * The PostgreSQL database `name` (default `blog_bench_<N>`, `blog_bench_search_<N>`) on
+ * `serverUrl`'s server, reused when its comment (the marker, written last) names this generator,
+ * dataset and N and it holds N rows; otherwise rebuilt.
  */
-export async function preparePostgresDataset (n: number, cli: string, serverUrl: string, env = process.env, name = `blog_bench_${n}`): Promise<string> {
+export async function preparePostgresDataset (n: number, cli: string, serverUrl: string, env = process.env, dataset: Dataset = 'posts',
+  name = dataset === 'posts' ? `blog_bench_${n}` : `blog_bench_${dataset}_${n}`): Promise<string> {
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
-  const marker = `blog-read-api bench dataset: generator ${GENERATOR_VERSION}, ${n} posts`
+  const search = dataset === 'search'
+  const marker = `blog-read-api bench dataset: generator ${GENERATOR_VERSION}, ${search ? 'search, ' : ''}${n} posts`
   const reusable = await withClient(serverUrl, async (admin) => {
     const { rows } = await admin.query<{ marker: string | null }>(
       "SELECT shobj_description(oid, 'pg_database') AS marker FROM pg_database WHERE datname = $1", [name])
@@ -175,15 +200,20 @@ export async function preparePostgresDataset (n: number, cli: string, serverUrl:
     return false
   })
   // Also on reuse: `migrate` is idempotent, and a newer one may install or remove what the store relies on.
-  await migrate(cli, url.href, env)
+  await migrate(cli, url.href, env, search && reusable)
   if (reusable) return url.href
   await withClient(url.href, async (db) => {
+    const post = postsOf(dataset, n)
     await db.query('BEGIN')
     for (let start = 0; start < n; start += PG_BATCH) {
-      const batch = Array.from({ length: Math.min(PG_BATCH, n - start) }, (_, i) => generatePost(start + i))
+      const batch = Array.from({ length: Math.min(PG_BATCH, n - start) }, (_, i) => post(start + i))
       await db.query(pgInsert, COLUMNS.map((column) => batch.map((post) => post[column])))
     }
     await db.query('COMMIT')
+  })
+  // The search index after the rows, as an operator would make it on an existing table.
+  if (search) await migrate(cli, url.href, env, search)
+  await withClient(url.href, async (db) => {
     // Fresh statistics, so the planner uses the indexes as it would on a live table.
     await db.query('ANALYZE posts')
     await db.query(`COMMENT ON DATABASE ${db.escapeIdentifier(name)} IS ${db.escapeLiteral(marker)}`)

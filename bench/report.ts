@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { LoadFigures, TimedResponse } from './load.js'
 import type { Usage } from './processes.js'
-import { MEMORY_RUN, scenarioOf, type ScenarioName, type Store } from './scenarios.js'
+import type { Dataset } from './dataset.js'
+import { baselineServes, MEMORY_RUN, scenarioOf, type ScenarioName, type Store } from './scenarios.js'
 
 export const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url))
 
@@ -17,6 +18,7 @@ export interface LoadResult {
   store: Store
   scenario: ScenarioName
   posts: number
+  dataset: Dataset
   /** What loaded the servers: wrk, or the autocannon fallback. */
   generator: 'wrk' | 'autocannon'
   figures: Partial<Record<Target, LoadFigures & Usage>>
@@ -24,7 +26,9 @@ export interface LoadResult {
   ratio?: number
   /** A scenario the baseline does not serve: the service's figures over those of the scenario it extends. */
   versus?: { scenario: ScenarioName, requestsRatio?: number, cpuRatio?: number }
-  checks: { ratio?: boolean, p99?: boolean, cost?: boolean }
+  /** Its `minShareOf` target: its ratio to the baseline (see Scenario), and that scenario's own. */
+  share?: { scenario: ScenarioName, ratio?: number, of?: number }
+  checks: { ratio?: boolean, p99?: boolean, cost?: boolean, share?: boolean }
   error?: string
 }
 
@@ -79,6 +83,20 @@ export function checkVersus (result: LoadResult, plain: LoadResult): void {
   if (maxP99Ms !== undefined) result.checks.p99 = service.p99Ms <= maxP99Ms
 }
 
+/**
+ * `result`'s `minShareOf` target: its req/s over the baseline's in `here` (that scenario on the
+ * same processes), against `home`'s ratio (that scenario on its own dataset).
+ */
+export function checkShare (result: LoadResult, here: LoadResult, home: LoadResult | undefined): void {
+  const { minShareOf } = scenarioOf(result.scenario)
+  const service = result.figures.service
+  const base = here.figures.baseline
+  result.share = { scenario: here.scenario, of: home?.ratio }
+  if (minShareOf === undefined || service === undefined || base === undefined || base.requestsPerSecond <= 0) return
+  result.share.ratio = service.requestsPerSecond / base.requestsPerSecond
+  if (result.share.of !== undefined) result.checks.share = result.share.ratio >= minShareOf.share * result.share.of
+}
+
 export function checkMemory (result: MemoryResult): void {
   const { service, baseline } = result.figures
   if (service === undefined || baseline === undefined) return
@@ -127,10 +145,13 @@ function serviceCpuPerRequest (f: LoadFigures & Usage): number | undefined {
 
 const micros = (us: number | undefined): string => us === undefined ? '–' : us < 100 ? us.toFixed(1) : whole(us)
 
+/** The dataset of a load, when it is not the plain posts. */
+const postsOf = (r: LoadResult): string => r.dataset === 'posts' ? String(r.posts) : `${r.posts} (${r.dataset})`
+
 function loadRow (r: LoadResult): string {
   const { service: s, baseline: b } = r.figures
   const scenario = scenarioOf(r.scenario)
-  if (s === undefined || b === undefined) return errorRow([r.store, r.scenario, r.posts], r.error ?? 'not run', 15)
+  if (s === undefined || b === undefined) return errorRow([r.store, r.scenario, postsOf(r)], r.error ?? 'not run', 15)
   const minRatio = scenario.minRatio?.[r.store]
   const target = minRatio === undefined ? '–' : `≥ ${minRatio.toFixed(2)} ${mark(r.checks.ratio)}`
   const p99 = scenario.maxP99Ms === undefined ? '–' : mark(r.checks.p99)
@@ -139,7 +160,7 @@ function loadRow (r: LoadResult): string {
   const service = (front ?? 0) + (api ?? 0)
   const base = cpuPerRequest(b, 'baseline')
   const ms = (value: number): string => value < 10 ? value.toFixed(1) : whole(value)
-  return `| ${r.store} | ${r.scenario} | ${r.posts} | ${requestsPerSecond(s)} | ${requestsPerSecond(b)} | ` +
+  return `| ${r.store} | ${r.scenario} | ${postsOf(r)} | ${requestsPerSecond(s)} | ${requestsPerSecond(b)} | ` +
     `**${ratio(r.ratio)}**${r.generator === 'wrk' ? '' : ' †'} | ${target} | ${ms(s.p50Ms)} / ${ms(s.p99Ms)} | ${ms(b.p50Ms)} / ${ms(b.p99Ms)} | ${p99} | ` +
     `${micros(front)} + ${micros(api)} = ${micros(service)} | ${micros(base)} | ${base === undefined || service === 0 ? '–' : (base / service).toFixed(2)} | ` +
     `${s.unexpected} / ${b.unexpected} | ${mb({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} |`
@@ -148,13 +169,17 @@ function loadRow (r: LoadResult): string {
 function versusRow (r: LoadResult): string {
   const s = r.figures.service
   const scenario = scenarioOf(r.scenario)
-  if (s === undefined) return errorRow([r.store, r.scenario, r.posts], r.error ?? 'not run', 11)
+  if (s === undefined) return errorRow([r.store, r.scenario, postsOf(r)], r.error ?? 'not run', 11)
   const ms = (value: number): string => value < 10 ? value.toFixed(1) : whole(value)
   const times = (value: number | undefined): string => value === undefined ? '–' : `${value.toFixed(2)}×`
-  const cost = scenario.maxCostRatio === undefined ? '–' : `≤ ${scenario.maxCostRatio.toFixed(2)}× ${mark(r.checks.cost)}`
-  return `| ${r.store} | ${r.scenario} | ${r.posts} | ${requestsPerSecond(s)} | ${ms(s.p50Ms)} / ${ms(s.p99Ms)} | ` +
+  const share = scenario.minShareOf === undefined
+    ? []
+    : [`ratio ≥ ${scenario.minShareOf.share.toFixed(2)} × ${scenario.minShareOf.scenario}'s (${ratio(r.share?.ratio)} against ${ratio(r.share?.of)}) ${mark(r.checks.share)}`]
+  const cost = scenario.maxCostRatio === undefined ? [] : [`≤ ${scenario.maxCostRatio.toFixed(2)}× ${mark(r.checks.cost)}`]
+  const target = [...cost, ...share].join(', ') || '–'
+  return `| ${r.store} | ${r.scenario} | ${postsOf(r)} | ${requestsPerSecond(s)} | ${ms(s.p50Ms)} / ${ms(s.p99Ms)} | ` +
     `${micros(cpuPerRequest(s, 'front'))} + ${micros(cpuPerRequest(s, 'posts-api'))} = ${micros(serviceCpuPerRequest(s))} | ${r.versus?.scenario ?? '–'} | ` +
-    `${times(r.versus?.requestsRatio)} | **${times(r.versus?.cpuRatio)}** | ${cost} | ${s.unexpected} |`
+    `${times(r.versus?.requestsRatio)} | **${times(r.versus?.cpuRatio)}** | ${target} | ${s.unexpected} |`
 }
 
 function memoryRow (r: MemoryResult): string {
@@ -170,8 +195,8 @@ function memoryRow (r: MemoryResult): string {
 
 export function renderMarkdown (report: BenchReport): string {
   const { machine, build, settings } = report
-  const loads = report.results.filter((r): r is LoadResult => r.kind === 'load' && scenarioOf(r.scenario).versus === undefined)
-  const versus = report.results.filter((r): r is LoadResult => r.kind === 'load' && scenarioOf(r.scenario).versus !== undefined)
+  const loads = report.results.filter((r): r is LoadResult => r.kind === 'load' && baselineServes(r.scenario))
+  const versus = report.results.filter((r): r is LoadResult => r.kind === 'load' && !baselineServes(r.scenario))
   const memory = report.results.filter((r): r is MemoryResult => r.kind === 'memory')
   const lines = [
     `# Blog Read API benchmark, ${report.date}`, '',

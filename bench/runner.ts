@@ -8,8 +8,8 @@ import { fetchEtags, getBody, summarise, timedRequests, type LoadGenerator, type
 import { HOST, type Options } from './options.js'
 import { pageCursors } from './page-cursors.js'
 import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
-import { checkLoad, checkMemory, checkVersus, RESULTS_DIR, TARGETS, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
-import { MEMORY_RUN, PAGE_PATH, requestSequence, SORTED_PAGE_PATH, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
+import { checkLoad, checkMemory, checkShare, checkVersus, RESULTS_DIR, TARGETS, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
+import { baselineServes, homeOf, MEMORY_RUN, PAGE_PATH, requestSequence, SORTED_PAGE_PATH, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
 const BASELINE_SCRIPT = 'bench/baseline-server.ts'
 /** The front's SITE_URL, which serves the feeds. */
@@ -92,15 +92,15 @@ async function primePages (front: string, postsApi: string, sequence: RequestSeq
 
 /**
  * Warm-up on each target, then rounds alternating baseline and service, so that whatever else the
- * machine does in the meantime weighs on both alike. A scenario with `versus` loads the service alone.
+ * machine does in the meantime weighs on both alike. A scenario the baseline does not serve loads the service alone.
  */
-async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers, store: Store, posts: number, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
+async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers, store: Store, phase: Phase, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
   const scenario = scenarioOf(name)
   const { expectedStatus, largeBodies = false } = scenario
-  const result: LoadResult = { kind: 'load', store, scenario: name, posts, generator: load.name, figures: {}, checks: {} }
+  const result: LoadResult = { kind: 'load', store, scenario: name, posts: phase.posts, dataset: phase.dataset, generator: load.name, figures: {}, checks: {} }
   const runOptions = { connections: options.connections, countStatuses: !largeBodies }
   const runs: Array<{ target: Target, origin: string, sequence: RequestSequence, results: LoadRun[], usage: Usage }> = []
-  for (const target of scenario.versus === undefined ? TARGETS : ['service' as const]) {
+  for (const target of baselineServes(name) ? TARGETS : ['service' as const]) {
     const origin = originOf(tiers, target)
     const etags = scenario.etags === true ? await fetchEtags(origin, slugs) : new Map<string, string>()
     if (scenario.etags === true && etags.size < slugs.length) {
@@ -108,7 +108,7 @@ async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers,
       return result
     }
     const sequence = requestSequence(name, { slugs, etags, cursors })
-    if (scenario.pages === true && target === 'service') await primePages(origin, tiers.postsApi.origin, sequence)
+    if (scenario.keyedList === true && target === 'service') await primePages(origin, tiers.postsApi.origin, sequence)
     if (options.warmupS > 0) await load.run(origin, sequence, { ...runOptions, durationS: options.warmupS })
     runs.push({ target, origin, sequence, results: [], usage: emptyUsage() })
   }
@@ -145,19 +145,21 @@ function summary (result: LoadResult | MemoryResult): string {
   }
   const { service, baseline } = result.figures
   if (result.versus !== undefined) {
+    const share = result.share === undefined ? '' : `; ratio ${result.share.ratio?.toFixed(2) ?? '–'} against ${result.share.scenario}'s ${result.share.of?.toFixed(2) ?? '–'}`
     return `service ${Math.round(service?.requestsPerSecond ?? 0)} req/s (against ${result.versus.scenario}: req/s ×${result.versus.requestsRatio?.toFixed(2) ?? '–'}, ` +
-      `CPU per request ×${result.versus.cpuRatio?.toFixed(2) ?? '–'}; p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
+      `CPU per request ×${result.versus.cpuRatio?.toFixed(2) ?? '–'}${share}; p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
   }
+  if (baseline === undefined) return `service ${Math.round(service?.requestsPerSecond ?? 0)} req/s (p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
   return `baseline ${Math.round(baseline?.requestsPerSecond ?? 0)} req/s, service ${Math.round(service?.requestsPerSecond ?? 0)} req/s ` +
     `(ratio ${result.ratio?.toFixed(2)}, p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
 }
 
 export async function runPhase (options: Options, load: LoadGenerator, report: BenchReport, store: Store, phase: Phase, stamp: string): Promise<void> {
-  const label = `${store}, ${phase.posts} posts`
+  const label = `${store}, ${phase.posts} posts${phase.dataset === 'posts' ? '' : ` (${phase.dataset})`}`
   log(`${label}: preparing the dataset (cached after the first run)`)
   const env = options.serviceEnv({})
-  const sqliteFile = await prepareSqliteDataset(phase.posts, options.cli, env)
-  const databaseUrl = store === 'sqlite' ? sqliteFile : await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env)
+  const sqliteFile = await prepareSqliteDataset(phase.posts, options.cli, env, phase.dataset)
+  const databaseUrl = store === 'sqlite' ? sqliteFile : await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env, phase.dataset)
   const slugs = Array.from({ length: phase.posts }, (_, i) => slugOf(i))
   const cursors = phase.scenarios.some((name) => scenarioOf(name).pages === true) ? await pageCursors(store, databaseUrl) : []
   // The access logs of the phase: written as in production, then deleted (gigabytes in a full run).
@@ -172,11 +174,18 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
     for (const name of phase.scenarios) {
       const result = scenarioOf(name).memory === true
         ? await measureMemory(tiers, store, phase.posts, name, slugs)
-        : await measureLoad(options, load, tiers, store, phase.posts, name, slugs, cursors)
-      // The scenario it is measured against comes before it in the table, so it has run.
-      const versus = scenarioOf(name).versus
+        : await measureLoad(options, load, tiers, store, phase, name, slugs, cursors)
+      // The scenarios it is measured against come before it in the table, so they have run.
+      const { versus, minShareOf } = scenarioOf(name)
       const plain = versus === undefined ? undefined : results.get(versus)
       if (result.kind === 'load' && plain?.kind === 'load') checkVersus(result, plain)
+      const here = minShareOf === undefined ? undefined : results.get(minShareOf.scenario)
+      if (result.kind === 'load' && here?.kind === 'load' && minShareOf !== undefined) {
+        // That scenario on its own dataset: this phase, or an earlier one (phases follow the table).
+        const { dataset, posts } = homeOf(minShareOf.scenario, options.smoke)
+        const home = report.results.find((r): r is LoadResult => r.kind === 'load' && r.store === store && r.scenario === minShareOf.scenario && r.dataset === dataset && r.posts === posts)
+        checkShare(result, here, home)
+      }
       results.set(name, result)
       report.results.push(result)
       log(`${label}: ${name}: ${summary(result)}`)

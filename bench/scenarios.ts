@@ -1,8 +1,10 @@
 // The benchmark's scenarios, one entry each in SCENARIOS: what it sends, what it expects, its
 // targets and the dataset it runs on. Which processes run which scenarios (the plan) is derived
 // from the table, so adding a scenario is adding its entry.
+import type { Dataset } from './dataset.js'
 import type { RequestSequence, RequestSpec } from './load.js'
 import { createRandom, pick, randomInt, type Random } from './random.js'
+import { createSearchCorpus, postQueries } from './search-corpus.js'
 
 export type Store = 'sqlite' | 'postgres'
 
@@ -19,8 +21,10 @@ export interface RequestContext {
 }
 
 export interface Scenario<Name extends string = string> {
-  /** The full run's dataset, in posts (`--smoke` runs every `smoke` scenario on SMOKE_POSTS). */
+  /** The full run's dataset, in posts (`--smoke` runs every `smoke` scenario on SMOKE_POSTS of its dataset). */
   readonly posts: number
+  /** Which posts (default `posts`; `search`: the search corpus's text and the store's search index). */
+  readonly dataset?: Dataset
   readonly smoke?: boolean
   /** Processes of its own rather than those its dataset's other scenarios share. */
   readonly ownProcesses?: boolean
@@ -35,8 +39,10 @@ export interface Scenario<Name extends string = string> {
   readonly largeBodies?: boolean
   /** Its requests carry the target's ETags (read from it before the scenario). */
   readonly etags?: boolean
-  /** Its requests carry page cursors; the front's page index is primed before the warm-up. */
+  /** Its requests carry page cursors. */
   readonly pages?: boolean
+  /** The front's keyed list of its shape is fetched before the warm-up (see primePages). */
+  readonly keyedList?: boolean
   /** A few timed requests and each process's peak memory (MEMORY_RUN), instead of a load. */
   readonly memory?: boolean
   /**
@@ -46,12 +52,23 @@ export interface Scenario<Name extends string = string> {
   readonly versus?: Name
   /** The target: CPU per request at most this multiple of the `versus` scenario's. */
   readonly maxCostRatio?: number
+  /**
+   * The target: its ratio to the baseline at least `share` of `scenario`'s (measured on that
+   * one's own dataset, same store). The baseline does not serve this scenario, so its ratio is its
+   * req/s over the baseline's for `scenario` on the same processes (which the plan runs there too):
+   * the baseline would answer it from memory as it answers that one.
+   */
+  readonly minShareOf?: { readonly scenario: Name, readonly share: number }
+  /** Measured on the service alone, as what others are measured against; no target of its own. */
+  readonly reference?: boolean
 }
 
 const P99_MS = 25
 const both = (ratio: number): Record<Store, number> => ({ sqlite: ratio, postgres: ratio })
 /** Rendered content and feeds cost at most this multiple of the plain reads they extend. */
 const RENDERED_COST = 1.5
+/** A held answer of a list query (count, cursor, search) costs at most this multiple of a held list page. */
+const HELD_COST = 1.5
 
 /** Requests in a random scenario's sequence (cycled through): far more than distinct choices. */
 const SEQUENCE_LENGTH = 100_000
@@ -73,6 +90,23 @@ export const PAGE_FIELDS = ['slug', 'title', 'published_at'] as const
 export const PAGE_PATH = `/api/blog?limit=${PAGE_SIZE}&fields=${PAGE_FIELDS.join(',')}`
 /** What `sorted-page` asks for: the first page of every column in title order (code points). */
 export const SORTED_PAGE_PATH = `/api/blog?limit=${PAGE_SIZE}&sort=title`
+
+/** A held list answer: 20 posts, the size of a page of search results or a counted page. */
+const LIST_PAGE = '/api/blog?limit=20'
+/** Distinct searches in a sequence: each is ranked once per posts version, then its answer is held. */
+const SEARCHES = 200
+/**
+ * The front's searches, as the work on list queries asks for them: two mid-frequency words
+ * (each in roughly 5 to 50 % of the posts) of one post, 20 by relevance. The dataset's posts are
+ * the corpus's first `slugs.length`.
+ */
+const searches = ({ slugs, random }: RequestContext): RequestSequence => {
+  const queries = postQueries(createSearchCorpus({ posts: slugs.length }), SEARCHES, 50, 1000)
+  return repeat(() => ({ path: `${LIST_PAGE}&q=${encodeURIComponent(pick(random, queries))}` }))
+}
+/** Each page of the list after the one before, from the first to the last, then again. */
+const pageAfterPage = ({ cursors }: RequestContext): RequestSequence => [{ path: LIST_PAGE },
+  ...cursors.filter((_, i) => (i + 1) % PAGE_SIZE === 0 && i + 1 < cursors.length).map((cursor) => ({ path: `${LIST_PAGE}&after=${cursor}` }))]
 
 /** The table, checked so that `versus` names a scenario of it. */
 function scenarioTable<const T extends { [Name in keyof T]: Scenario<Extract<keyof T, string>> }> (table: T): T {
@@ -121,6 +155,7 @@ export const SCENARIOS = scenarioTable({
     smoke: true,
     expectedStatus: 200,
     pages: true,
+    keyedList: true,
     requests: ({ cursors, random }) => {
       const starts = cursors.slice(0, -1)
       return repeat(() => ({ path: `${PAGE_PATH}&after=${pick(random, starts)}` }))
@@ -138,7 +173,32 @@ export const SCENARIOS = scenarioTable({
   'list?limit=20&fields=slug,title,excerpt,reading_time': {
     posts: 20, smoke: true, expectedStatus: 200, requests: always('/api/blog?limit=20&fields=slug,title,excerpt,reading_time'), versus: 'list-20', maxCostRatio: RENDERED_COST
   },
-  'feed.xml': { posts: 20, smoke: true, expectedStatus: 200, requests: always('/feed.xml'), versus: 'list-20', maxCostRatio: RENDERED_COST }
+  'feed.xml': { posts: 20, smoke: true, expectedStatus: 200, requests: always('/feed.xml'), versus: 'list-20', maxCostRatio: RENDERED_COST },
+  // List queries, which the baseline does not serve either: each against a held list page of 20
+  // posts on the same processes (the list page runs wherever one of them does).
+  'list?limit=20': { posts: 1000, smoke: true, expectedStatus: 200, requests: always(LIST_PAGE), reference: true },
+  'list?limit=20&count=exact': {
+    posts: 1000, smoke: true, expectedStatus: 200, requests: always(`${LIST_PAGE}&count=exact`), versus: 'list?limit=20', maxCostRatio: HELD_COST, maxP99Ms: P99_MS
+  },
+  'list?limit=20&count=exact&tag=performance': {
+    posts: 1000, smoke: true, expectedStatus: 200, requests: always(`${LIST_PAGE}&count=exact&tag=performance`), versus: 'list?limit=20', maxCostRatio: HELD_COST, maxP99Ms: P99_MS
+  },
+  'list?limit=20&after=cursor': {
+    posts: 1000, smoke: true, expectedStatus: 200, pages: true, requests: pageAfterPage, versus: 'list?limit=20', maxCostRatio: HELD_COST, maxP99Ms: P99_MS
+  },
+  // Search over 10,000 posts of 600 words, with the store's index: held answers against a held
+  // list page of the same size, and at least half the detail's ratio to the baseline.
+  'list?limit=20&q=words': {
+    posts: 10_000,
+    dataset: 'search',
+    smoke: true,
+    expectedStatus: 200,
+    requests: searches,
+    versus: 'list?limit=20',
+    maxCostRatio: HELD_COST,
+    minShareOf: { scenario: 'detail', share: 0.5 },
+    maxP99Ms: P99_MS
+  }
 })
 
 export type ScenarioName = keyof typeof SCENARIOS
@@ -149,52 +209,64 @@ export const scenarioOf = (name: ScenarioName): Scenario<ScenarioName> => SCENAR
 /** list-100000's targets: every process stays under this peak RSS, and the first byte comes within a second. */
 export const MEMORY_RUN = { maxRssMb: 200, maxFirstByteMs: 1000, sequential: 3, concurrent: 5 } as const
 
-/** `--smoke`: every `smoke` scenario, on this dataset, in one set of processes. */
-export const SMOKE_POSTS = 20
+/** `--smoke`: every `smoke` scenario, on these datasets, one set of processes each (a search corpus of 20 posts would match next to nothing). */
+export const SMOKE_POSTS: Readonly<Record<Dataset, number>> = { posts: 20, search: 500 }
 
 /** A dataset, served by its own processes, and the scenarios run on them. */
 export interface Phase {
+  readonly dataset: Dataset
   readonly posts: number
   readonly scenarios: readonly ScenarioName[]
 }
 
-/** The phases that run `selected` (and the scenarios they are measured against), in table order. */
-export function planOf (selected: ReadonlySet<ScenarioName>, smoke: boolean): Phase[] {
-  const wanted = new Set<ScenarioName>()
-  for (const name of selected) {
-    const { versus } = scenarioOf(name)
-    wanted.add(name)
-    if (versus !== undefined) wanted.add(versus)
-  }
-  const phases: Array<{ posts: number, scenarios: ScenarioName[] }> = []
-  const shared = new Map<number, { posts: number, scenarios: ScenarioName[] }>()
-  for (const name of SCENARIO_NAMES) {
-    const scenario = scenarioOf(name)
-    if (!wanted.has(name) || (smoke && scenario.smoke !== true)) continue
-    const posts = smoke ? SMOKE_POSTS : scenario.posts
-    if (scenario.ownProcesses === true && !smoke) {
-      phases.push({ posts, scenarios: [name] })
-      continue
-    }
-    let phase = shared.get(posts)
-    if (phase === undefined) {
-      phase = { posts, scenarios: [] }
-      shared.set(posts, phase)
-      phases.push(phase)
-    }
-    phase.scenarios.push(name)
-  }
-  return phases
+/** Whether the baseline answers it too (otherwise the service alone is loaded). */
+export const baselineServes = (name: ScenarioName): boolean => scenarioOf(name).versus === undefined && scenarioOf(name).reference !== true
+
+/** The scenarios `name`'s figures are taken against, run on its processes before it. */
+const referencesOf = (name: ScenarioName): ScenarioName[] => {
+  const { versus, minShareOf } = scenarioOf(name)
+  return [versus, minShareOf?.scenario].filter((reference) => reference !== undefined)
 }
 
-// A scenario measured against another runs after it (earlier in the table), on the same processes,
-// in the full run and the smoke.
+/** The dataset a scenario runs on, when it runs for itself (not as another's reference). */
+export function homeOf (name: ScenarioName, smoke: boolean): { dataset: Dataset, posts: number } {
+  const { dataset = 'posts', posts } = scenarioOf(name)
+  return { dataset, posts: smoke ? SMOKE_POSTS[dataset] : posts }
+}
+
+/** The phases that run `selected` (and the scenarios they are measured against), in table order. */
+export function planOf (selected: ReadonlySet<ScenarioName>, smoke: boolean): Phase[] {
+  const phases: Array<{ dataset: Dataset, posts: number, wanted: Set<ScenarioName> }> = []
+  const shared = new Map<string, (typeof phases)[number]>()
+  // A `minShareOf` target also needs that scenario on its own dataset.
+  const runs = new Set([...selected, ...[...selected].flatMap((name) => scenarioOf(name).minShareOf?.scenario ?? [])])
+  for (const name of SCENARIO_NAMES) {
+    const scenario = scenarioOf(name)
+    if (!runs.has(name) || (smoke && scenario.smoke !== true)) continue
+    const { dataset, posts } = homeOf(name, smoke)
+    if (scenario.ownProcesses === true && !smoke) {
+      phases.push({ dataset, posts, wanted: new Set([name]) })
+      continue
+    }
+    let phase = shared.get(`${dataset} ${posts}`)
+    if (phase === undefined) {
+      phase = { dataset, posts, wanted: new Set() }
+      shared.set(`${dataset} ${posts}`, phase)
+      phases.push(phase)
+    }
+    for (const wanted of [...referencesOf(name), name]) phase.wanted.add(wanted)
+  }
+  return phases.map(({ dataset, posts, wanted }) => ({ dataset, posts, scenarios: SCENARIO_NAMES.filter((name) => wanted.has(name)) }))
+}
+
+// A scenario measured against others runs after them (earlier in the table), on the same
+// processes, so neither it nor they have processes of their own, and they are loads.
 for (const [index, name] of SCENARIO_NAMES.entries()) {
-  const { versus, posts, smoke = false, ownProcesses = false } = scenarioOf(name)
-  if (versus === undefined) continue
-  const plain = scenarioOf(versus)
-  if (SCENARIO_NAMES.indexOf(versus) > index || plain.posts !== posts || (plain.smoke ?? false) !== smoke || ownProcesses || (plain.ownProcesses ?? false)) {
-    throw new Error(`scenario ${name}: it is measured against ${versus}, so it needs its dataset and processes, and a place after it`)
+  for (const reference of referencesOf(name)) {
+    const plain = scenarioOf(reference)
+    if (SCENARIO_NAMES.indexOf(reference) > index || scenarioOf(name).ownProcesses === true || plain.ownProcesses === true || plain.memory === true) {
+      throw new Error(`scenario ${name}: it is measured against ${reference}, so that runs on its processes, before it`)
+    }
   }
 }
 

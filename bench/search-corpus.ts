@@ -55,8 +55,22 @@ export function createSearchCorpus ({ posts = 10_000, words = 600, vocabulary = 
 }
 
 /** `count` queries of two words, each of frequency rank `from` to `to`, the same on every run. */
-export function twoWordQueries (corpus: SearchCorpus, count: number, from: number, to: number, seed = 2): string[] {
+export function twoWordQueries (corpus: Pick<SearchCorpus, 'vocabulary'>, count: number, from: number, to: number, seed = 2): string[] {
   const random = createRandom(seed)
   const word = (): string => corpus.vocabulary[randomInt(random, from, to)] as string
   return Array.from({ length: count }, () => `${word()} ${word()}`)
+}
+
+/**
+ * `count` queries of two words, each of frequency rank `from` to `to`, both from one post's
+ * content (so that every query matches at least that post), the same on every run.
+ */
+export function postQueries (corpus: SearchCorpus, count: number, from: number, to: number, seed = 2): string[] {
+  const random = createRandom(seed)
+  const rank = new Map(corpus.vocabulary.map((word, i) => [word, i]))
+  return Array.from({ length: count }, () => {
+    const post = corpus.posts[randomInt(random, 0, corpus.posts.length - 1)] as SearchCorpus['posts'][number]
+    const words = post.content.split(' ').filter((word) => { const r = rank.get(word) as number; return r >= from && r <= to })
+    return `${words[randomInt(random, 0, words.length - 1)] as string} ${words[randomInt(random, 0, words.length - 1)] as string}`
+  })
 }

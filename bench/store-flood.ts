@@ -71,7 +71,7 @@ async function main (): Promise<void> {
   log(`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average ${loadavg()[0]?.toFixed(1) ?? '?'}, ${durationS} s per run`)
   const prepare: Record<string, () => Promise<string>> = {
     // A database of its own: a shared one may be rebuilt by another benchmark meanwhile.
-    postgres: async () => await preparePostgresDataset(POSTS, cli, values.postgres, process.env, `blog_flood_bench_${POSTS}`),
+    postgres: async () => await preparePostgresDataset(POSTS, cli, values.postgres, process.env, 'posts', `blog_flood_bench_${POSTS}`),
     sqlite: async () => await prepareSqliteDataset(POSTS, cli)
   }
   for (const store of values.stores.split(',')) {

@@ -50,6 +50,8 @@ export interface Config {
   readonly publishedOnly: boolean
   /** Post API: the key of preview links (undefined: `?preview=` is a 400). */
   readonly previewSecret: string | undefined
+  /** Post API: sync polling (SYNC_POLL_MS) and webhooks (WEBHOOK_URLS, the key of WEBHOOK_SECRET). */
+  readonly sync: { pollMs: number, webhookUrls: readonly URL[], webhookKey: Buffer | undefined }
   /** Bytes of upstream bodies the front keeps for revalidation. */
   readonly cacheMaxBytes: number
   /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
@@ -179,6 +181,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     cacheControl: value.CACHE_CONTROL,
     publishedOnly: value.PUBLISHED_ONLY,
     previewSecret: value.PREVIEW_SECRET,
+    sync: { pollMs: value.SYNC_POLL_MS, webhookUrls: value.WEBHOOK_URLS ?? [], webhookKey: value.WEBHOOK_SECRET },
     cacheMaxBytes: value.CACHE_MAX_MB * 1024 * 1024,
     corsOrigins: value.CORS_ORIGIN,
     cacheTagHeaders: value.CACHE_TAG_HEADERS,

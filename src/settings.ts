@@ -6,6 +6,7 @@
 import type { z } from 'zod'
 import { FRONT, POSTS, SERVING, STORE, type CommandName, type Setting } from './process/setting-shape.js'
 import { CONTENT_SETTINGS } from './process/content-settings.js'
+import { SYNC_SETTINGS } from './process/sync-settings.js'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
   baseUrls, corsOrigins, count, headerNames, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
@@ -275,7 +276,8 @@ export const SETTINGS = {
     readBy: POSTS
   },
   // What the front makes of the posts: rendered Markdown, feeds and the sitemap.
-  ...CONTENT_SETTINGS
+  ...CONTENT_SETTINGS,
+  ...SYNC_SETTINGS
 } as const satisfies Record<string, Setting>
 
 export type SettingName = keyof typeof SETTINGS

@@ -252,7 +252,7 @@ const MAX_NAMES_SHOWN = 10
 const MAX_NAME_SHOWN = 100
 
 /** Refuses names not in `accepted` and names given more than once, naming them. */
-function checkNames (params: URLSearchParams, accepted: readonly string[]): void {
+export function checkNames (params: URLSearchParams, accepted: readonly string[]): void {
   const seen = new Set<string>()
   const unknown = new Set<string>()
   const repeated = new Set<string>()

@@ -15,6 +15,7 @@ export const PROBLEMS = {
   'no-posts': { status: 404, title: 'No posts' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'request-timeout': { status: 408, title: 'Request timeout' },
+  'sync-expired': { status: 410, title: 'Sync token expired' },
   'body-not-allowed': { status: 413, title: 'Request body not allowed' },
   'expectation-failed': { status: 417, title: 'Expectation failed' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },

@@ -26,6 +26,9 @@ import { previewIn } from '../contract/preview.js'
 import { BLOG_ROUTE, neighbourLink } from '../contract/neighbours.js'
 import { relayPreview } from './preview-relay.js'
 import type { UpstreamClient } from './upstream/client.js'
+import { CHANGES_PATH } from '../sync/changes-query.js'
+import { registerChangesRelay } from './changes-relay.js'
+import type { Timers } from '../sync/timers.js'
 import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
 
 /** The settings the front reads, as the settings table gives them. */
@@ -41,6 +44,8 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperatio
   now?: () => number
   /** URLs per sitemap page at most (tests ask for fewer than the protocol's 50,000). */
   sitemapPageSize?: number
+  /** The change stream's heartbeats and upstream retries (tests move them by hand). */
+  syncTimers?: Timers
 }
 
 /** Why a list is empty: the filter that matched nothing, or no posts at all. */
@@ -54,14 +59,14 @@ const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and d
 
 export function buildFrontApp ({
   upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
-  metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, cacheTagHeaders
+  metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, cacheTagHeaders, syncTimers
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
   const operations = { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined }
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/blog', '/api/blog/:slug', FRONT_TAGS_PATH, ...FEED_PATHS, SITEMAP_PATH, SITEMAP_PAGE_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/blog', '/api/blog/:slug', FRONT_TAGS_PATH, CHANGES_PATH, ...FEED_PATHS, SITEMAP_PATH, SITEMAP_PAGE_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins,
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('front')
@@ -150,6 +155,7 @@ export function buildFrontApp ({
     api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
     api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
     registerFeedRoutes(api, { cache, feeds, cacheControl, sitemapPageSize, tagHeaders })
+    registerChangesRelay(api, { upstream, logger, maxBytes: maxListBytes, streamAbove: listBufferLimit, schema: schemas.changes, timers: syncTimers })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

@@ -3,6 +3,7 @@
 import { problemResponses, type ProblemResponseOptions } from '../http/docs/problem-schema.js'
 import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, TAG_COUNTS_SCHEMA, notModifiedResponse, PREVIEW_POST_QUERY, POST_REF, REQUEST_HEADERS, slugParams, successHeaders } from '../http/docs/route-schemas.js'
 import { anchorSlugPattern, SLUG_MAX_LENGTH } from '../contract/slug.js'
+import { changesRouteSchema } from '../http/docs/changes-schema.js'
 
 export const FRONT_API_DOCS = {
   title: 'Blog Read API: front',
@@ -23,7 +24,7 @@ const UPSTREAM_FAILURES = ['upstream-unreachable', 'upstream-bad-response', 'ups
 const PROBLEM_OPTIONS: ProblemResponseOptions = { retryAfterOnGatewayErrors: true }
 
 /** The front's two routes; `slugPattern` is SLUG_PATTERN, as the route applies it. */
-export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: object, tags: object } {
+export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: object, tags: object, changes: object } {
   const slug = anchorSlugPattern(slugPattern)
   return {
     list: {
@@ -81,7 +82,8 @@ export function frontRouteSchemas (slugPattern: RegExp): { list: object, post: o
         304: withCacheStatus(notModifiedResponse(true)),
         ...problemResponses([...UPSTREAM_FAILURES], PROBLEM_OPTIONS)
       }
-    }
+    },
+    changes: changesRouteSchema(UPSTREAM_FAILURES, PROBLEM_OPTIONS)
   }
 }
 

@@ -99,6 +99,7 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     streamPosts: (query) => timedRows('list', () => store.streamPosts(query)),
     streamKeyedPosts: (query) => timedRows('list', () => store.streamKeyedPosts(query)),
     readPage: (query) => timed('page', store.readPage(query)),
+    readRowVersions: () => store.readRowVersions(),
     countPosts: (filter) => timed('count', store.countPosts(filter)),
     checkQuery: (query) => store.checkQuery(query),
     probe: () => timed('probe', store.probe()),

@@ -29,6 +29,9 @@ import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, DEFAULT_RENDER_CACHE_ENT
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
 import type { Timers } from '../sync/timers.js'
+import { POSTS_CHANGES_PATH } from '../sync/changes-query.js'
+import { registerChangesRoute } from './changes-route.js'
+import { startPostsSync, type SyncSettings } from './posts-sync-wiring.js'
 import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../search/compiled-search.js'
 import { createSearchMatches } from './search-matches.js'
@@ -54,6 +57,8 @@ export interface PostsAppOptions extends TierOperationsOptions {
   markdownColumns?: readonly string[]
   /** Markdown to HTML and text (tests count its calls); the project's renderer by default. */
   renderer?: MarkdownRenderer
+  /** Sync polling and webhooks (SYNC_POLL_MS, WEBHOOK_URLS, WEBHOOK_SECRET); the defaults: no webhooks. */
+  sync?: SyncSettings
   /** CACHE_TAG_HEADERS: the headers naming what each answer depends on (none: []). */
   cacheTagHeaders?: readonly string[]
   /** What `q` searches (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
@@ -65,7 +70,7 @@ const MAX_RETRY_AFTER_S = 5
 
 export function buildPostsApp ({
   store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns,
-  renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS
+  renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS, sync: syncSettings = {}
 }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
@@ -74,7 +79,7 @@ export function buildPostsApp ({
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, KEYED_LIST_PATH, TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, POSTS_CHANGES_PATH, KEYED_LIST_PATH, TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('posts-api')
@@ -89,6 +94,8 @@ export function buildPostsApp ({
   const searchPages = createSearchPages({ store: rendered, matches, language: search.language, plainText })
   const bodies = createPostBodies(rendered, undefined, measured?.body, gate, searchPages)
   app.addHook('onClose', async () => matches.close())
+  const sync = startPostsSync({ store: givenStore, version: () => bodies.version(), logger, registry: metrics?.registry, settings: syncSettings })
+  app.addHook('preClose', (done) => { sync.close(); done() })
   /** A store read that builds an answer outside the bodies (a preview), in its turn of the gate. */
   const gated = async <T>(query: () => Promise<T>): Promise<T> => gate === undefined ? await query() : await gate.run(query)
   let consecutiveFailures = 0
@@ -202,6 +209,7 @@ export function buildPostsApp ({
     api.get(VERSION_PATH, { schema: POSTS_ROUTE_SCHEMAS.version }, currentVersion)
     api.get(KEYED_LIST_PATH, { schema: POSTS_ROUTE_SCHEMAS.keyed }, keyedList)
     api.get(TAGS_PATH, { schema: POSTS_ROUTE_SCHEMAS.tags }, listTags)
+    registerChangesRoute(api, { sync, store: rendered, read: async (query) => await read(() => gated(query)), schema: POSTS_ROUTE_SCHEMAS.changes })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })
   return app

@@ -116,6 +116,7 @@ export function withRenderedContent (store: PostStore, { render, markdownColumns
     readPublishingState: store.readPublishingState?.bind(store),
     readNextScheduledInstant: store.readNextScheduledInstant?.bind(store),
     readChangeToken: () => store.readChangeToken(),
+    readRowVersions: () => store.readRowVersions(),
     poolStats: () => store.poolStats?.(),
     probe: () => store.probe(),
     migrate: (options) => store.migrate(options),

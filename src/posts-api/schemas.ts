@@ -6,6 +6,7 @@ import { headerSchemas, JSON_MEDIA_TYPE, LIST_QUERY, TAG_COUNTS_SCHEMA, notModif
 import { KEYED_LIST_CONTENT_TYPE } from '../contract/keyed-list.js'
 import { VERSION_PATH, VERSION_PATTERN } from '../contract/posts-version.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
+import { changesRouteSchema } from '../http/docs/changes-schema.js'
 
 export const POSTS_API_DOCS = {
   title: 'Blog Read API: post API',
@@ -118,6 +119,7 @@ export const POSTS_ROUTE_SCHEMAS = {
       ...problemResponses(['invalid-query', 'store-unavailable'])
     }
   },
+  changes: changesRouteSchema(['store-unavailable']),
   tags: {
     operationId: 'listTags',
     summary: 'Every tag with its number of posts',

@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { DEFAULT_SLUG_PATTERN } from '../contract/slug.js'
 import { parseSiteUrl } from '../feeds/post-url.js'
+import { parseWebhookSecret } from '../sync/webhook-signature.js'
 
 export type StoreLocation =
   | { dialect: 'sqlite', filename: string }
@@ -158,6 +159,29 @@ function baseUrl (value: string): URL {
   if (url.username !== '' || url.password !== '') refuse('credentials in the URL are not supported')
   return url
 }
+
+/** Webhook receivers: absolute http(s) URLs, comma-separated (a query may carry the receiver's own token). */
+export const webhookUrls = parsedText((value): URL[] => {
+  const urls = value.split(',').map((entry, index) => {
+    const text = entry.trim()
+    if (text === '') refuse(`entry ${index + 1} of the comma-separated list is empty`)
+    if (!URL.canParse(text)) refuse(`"${text}" is not a URL`)
+    const url = new URL(text)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') refuse('expected http:// or https:// URLs')
+    return url
+  })
+  if (new Set(urls.map((url) => url.href)).size !== urls.length) refuse('a URL is listed twice')
+  return urls
+})
+
+/** A Standard Webhooks secret, `whsec_` and base64 of 24 to 64 bytes: its key. */
+export const webhookSecret = parsedText((value): Buffer => {
+  try {
+    return parseWebhookSecret(value)
+  } catch (err) {
+    return refuse((err as Error).message)
+  }
+})
 
 /** Column names, comma-separated (letters, digits and underscores, not starting with a digit). */
 export const columnNames = parsedText((value): string[] => {

@@ -6,6 +6,8 @@ import type { Config } from '../config.js'
 import type { FrontAppOptions } from '../front/app.js'
 import type { UpstreamClientOptions } from '../front/upstream/client.js'
 import type { PostsAppOptions } from '../posts-api/app.js'
+import type { SyncSettings } from '../posts-api/posts-sync-wiring.js'
+import { ConfigError } from '../config.js'
 
 /** The front's upstream client (openUpstreamClient), but for its base URLs and logger. */
 export function upstreamClientOptions (config: Config): Pick<UpstreamClientOptions, 'timeouts' | 'health'> {
@@ -25,8 +27,15 @@ export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, Fr
  * database server; SQLite's run on the event loop, one at a time, where a turn would only refuse
  * pipelined requests the loop serves in order anyway (its lag sheds load: LOAD_SHED_DELAY_MS).
  */
-export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns' | 'cacheTagHeaders' | 'search'>): PostsAppOptions {
+export function postsAppOptions (config: Config, parts: Omit<PostsAppOptions, 'cacheControl' | 'server' | 'storeConcurrency' | 'previewSecret' | 'markdownColumns' | 'cacheTagHeaders' | 'search' | 'sync'>): PostsAppOptions {
   const storeConcurrency = config.store.dialect === 'sqlite' ? undefined : config.storeConcurrency
   const { cacheControl, server, previewSecret, markdownColumns, cacheTagHeaders, search } = config
-  return { cacheControl, server, storeConcurrency, previewSecret, markdownColumns, cacheTagHeaders, search, ...parts }
+  return { cacheControl, server, storeConcurrency, previewSecret, markdownColumns, cacheTagHeaders, search, sync: syncSettings(config), ...parts }
+}
+
+/** Webhooks are signed: URLs without a secret are refused at start-up, naming the setting. */
+function syncSettings ({ sync: { pollMs, webhookUrls, webhookKey } }: Config): SyncSettings {
+  if (webhookUrls.length === 0) return { pollMs }
+  if (webhookKey === undefined) throw new ConfigError('WEBHOOK_SECRET', 'WEBHOOK_URLS is set, and webhooks are signed with this key')
+  return { pollMs, webhooks: { urls: webhookUrls.map((url) => url.href), keys: [webhookKey] } }
 }

@@ -47,6 +47,13 @@ export interface DialectSpec {
   createDefaultTable (db: Kysely<Tables>): Promise<void>
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
+  /**
+   * A row's version computed by the store, as text, over `columns`: PostgreSQL's own `xmin`, a
+   * digest of the columns on MySQL/MariaDB (each poll then moves slugs and digests, not the
+   * rows). Used when a query selecting it from `posts` succeeds (a view or a compatible engine
+   * may lack `xmin`); else each row is read and digested here.
+   */
+  rowVersion?: (columns: readonly ColumnInfo[]) => RawBuilder<string>
   /** See PostStore.poolStats. */
   poolStats?: () => PoolStats | undefined
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */

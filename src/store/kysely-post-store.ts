@@ -6,7 +6,7 @@ import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../
 import { sortOrder, type SortColumn } from '../contract/list-sort.js'
 import type { Neighbours } from '../contract/neighbours.js'
 import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'
-import { SAMPLE_POSTS } from './sample-posts.js'
+import { seedSamplePosts } from './seed-posts.js'
 import { sortValueCheck } from './sort-key-values.js'
 import { listOrder, SORT_KEY, sortKeyOf, withoutSortKey, type ListOrder, type OrderColumn, type OrderParts } from './list-order.js'
 import { checkFilter, filterConditions, type DateCondition, type FilterColumns } from './filter-conditions.js'
@@ -23,6 +23,7 @@ import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
+import { NO_ROW_VERSIONS, rowVersionReader, type RowVersionReader } from './row-versions.js'
 
 export class KyselyPostStore implements PostStore {
   readonly dialect: Dialect
@@ -38,6 +39,7 @@ export class KyselyPostStore implements PostStore {
   #hidesColumns = false
   readonly #publishing: PublishingOptions
   #published: PublishingReads = NO_PUBLISHING_READS
+  #rowVersions: RowVersionReader = NO_ROW_VERSIONS
 
   constructor (db: Kysely<Tables>, spec: DialectSpec, publishing: PublishingOptions = { publishedOnly: false }) {
     this.#db = db
@@ -79,10 +81,12 @@ export class KyselyPostStore implements PostStore {
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
     this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
+    this.#rowVersions = await rowVersionReader({ db: this.#db, spec: this.#spec, columns, visible: () => this.#published.condition(), streamPosts: () => this.streamPosts(), read: async (query) => await this.#read(query) })
   }
 
   readNextScheduledInstant = async (): Promise<number | undefined> => await this.#published.readNextScheduledInstant()
   readPublishingState = async (): Promise<PublishingState> => await this.#published.readState()
+  readRowVersions: RowVersionReader['read'] = async () => await this.#rowVersions.read()
 
   /** Whether readChangeToken can answer (for the start-up log). */
   get tracksChanges (): boolean {
@@ -252,16 +256,7 @@ export class KyselyPostStore implements PostStore {
   }
 
   async seed (): Promise<number> {
-    const existing = new Set((await this.#db.selectFrom('posts').select('slug').execute()).map((r) => r.slug))
-    const missing = SAMPLE_POSTS.filter((p) => !existing.has(p.slug))
-    if (missing.length === 0) return 0
-    await this.#db.insertInto('posts').values(missing.map((p) => ({
-      ...p,
-      tags: JSON.stringify(p.tags),
-      published_at: this.#spec.timestampParameter(p.published_at),
-      updated_at: this.#spec.timestampParameter(p.updated_at)
-    }))).execute()
-    return missing.length
+    return await seedSamplePosts(this.#db, this.#spec)
   }
 
   get columns (): readonly string[] {

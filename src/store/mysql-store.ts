@@ -72,6 +72,9 @@ function poolStats (pool: Pool): PoolStats | undefined {
 
 const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   dialect: 'mysql',
+  // Each column length-prefixed (or `n` for NULL), so that no two rows' values give one text.
+  rowVersion: (columns) => sql<string>`MD5(CONCAT(${sql.join(columns.map(({ name }) =>
+    sql`COALESCE(CONCAT(LENGTH(${sql.ref(name)}), ':', ${sql.ref(name)}), 'n')`), sql`, `)}))`,
   isUnavailable,
   poolStats: () => poolStats(pool),
   async describeColumns (db) {

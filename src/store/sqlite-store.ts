@@ -7,6 +7,7 @@ import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore } from './kysely-post-store.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { changeTokenReader, installChangeCounter } from './sqlite-change-token.js'
+import { registerRowDigest, SQLITE_ROW_DIGEST } from './sqlite-row-digest.js'
 import type { ColumnInfo, ColumnKind } from './store.js'
 
 /** How long a read waits for a writer's lock before failing (then 503). */
@@ -50,9 +51,11 @@ function toMilliseconds (op: '>' | '<', instant: string): string {
 
 function createSqliteSpec (database: Database.Database, filename: string): DialectSpec {
   const changeToken = changeTokenReader(database)
+  registerRowDigest(database)
   return {
     dialect: 'sqlite',
     isUnavailable,
+    rowVersion: (columns) => sql<string>`${sql.raw(SQLITE_ROW_DIGEST)}(${sql.join(columns.map(({ name }) => sql.ref(name)))})`,
     async describeColumns (db) {
       const { rows } = await sql<{ name: string, type: string }>`PRAGMA table_info(posts)`.execute(db)
       const { rows: [object] } = await sql<{ type: string }>`SELECT type FROM sqlite_schema WHERE name = 'posts'`.execute(db)

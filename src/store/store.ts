@@ -3,6 +3,7 @@ import type { ListFilter } from '../contract/list-filter.js'
 import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
 import type { PublishingState } from '../publishing/publishing-options.js'
 import type { Neighbours } from '../contract/neighbours.js'
+import type { RowVersions } from '../sync/state-token.js'
 import type { SearchSettings } from '../search/compiled-search.js'
 import type { SearchHit } from '../search/memory-search-index.js'
 import type { SearchQuery } from '../contract/search-query.js'
@@ -104,6 +105,14 @@ export interface PostStore {
    * list's slugs from one answer to the next.
    */
   readNeighbours? (slug: string): Promise<Neighbours | undefined>
+  /**
+   * Slug → version of every post the list serves now (the publishing rule applied): a version
+   * moves whenever what a client would receive for that post may have. PostgreSQL answers its
+   * rows' `xmin` (one cheap query, exact: every write of a row gives it a new one), MySQL/MariaDB
+   * a digest of each row's columns computed by the server; SQLite (and PostgreSQL-compatible
+   * engines or views without `xmin`) a digest of each row as served (src/sync/row-version.ts).
+   */
+  readRowVersions (): Promise<RowVersions>
   /** As findPostBySlug, whatever the publishing rule says (a preview). */
   findAnyPostBySlug? (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */

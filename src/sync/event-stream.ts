@@ -4,6 +4,11 @@ import type { ServerResponse } from 'node:http'
 import type { ChangeHub } from './change-hub.js'
 import { EVENT_STREAM_TYPE } from './sse-frame.js'
 
+/** Whether the client asks for the event stream rather than JSON. */
+export function wantsEventStream (accept: string | undefined): boolean {
+  return accept !== undefined && accept.toLowerCase().includes(EVENT_STREAM_TYPE)
+}
+
 /**
  * Where a subscriber resumes: `Last-Event-ID` (a browser's EventSource sends it when it
  * reconnects, and it is newer than the URL it keeps reusing) before the `since` it asked for.

@@ -1,7 +1,7 @@
 // Server-sent events as they go on the wire (the HTML standard's "event stream" format): the
 // frames the change stream writes, encoded once and shared by every subscriber they go to.
 // https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
-import { PROBLEM_TYPE_BASE } from '../contract/problems.js'
+import { problemDocument } from '../contract/problems.js'
 import { changeJson, type Change } from './change.js'
 
 export const EVENT_STREAM_TYPE = 'text/event-stream'
@@ -53,18 +53,12 @@ export function positionFrame (head: string): Buffer {
   return Buffer.from(formatEvent({ id: head }))
 }
 
-// The 410 problem a token no longer held gets. It joins the problem table with the route that
-// answers it (the table lists only kinds some route documents).
-const SYNC_EXPIRED_PROBLEM = {
-  type: `${PROBLEM_TYPE_BASE}sync-expired`,
-  title: 'Sync token expired',
-  status: 410,
-  detail: 'The state this stream resumed from is no longer held: fetch the whole list again (without since), then follow the stream from its token.'
-}
+/** Why a token gets `sync-expired`, in the 410 answer and in the stream's event alike. */
+export const SYNC_EXPIRED_DETAIL = 'The state this token names is not held here (too old, or from before a restart): fetch the whole list again (without since), then follow from its token.'
 
 /** The state the client holds is not known here: it starts again from the whole list. `id` is the head. */
 export function syncExpiredFrame (head: string): Buffer {
-  return Buffer.from(formatEvent({ id: head, event: SYNC_EXPIRED_EVENT, data: JSON.stringify(SYNC_EXPIRED_PROBLEM) }))
+  return Buffer.from(formatEvent({ id: head, event: SYNC_EXPIRED_EVENT, data: JSON.stringify(problemDocument('sync-expired', SYNC_EXPIRED_DETAIL)) }))
 }
 
 export const HEARTBEAT_FRAME = Buffer.from(formatComment('heartbeat'))

@@ -1,6 +1,7 @@
 // A post store in memory that counts the reads reaching it: the post API's "upstream calls", for
 // tests that check no work is done for a request nobody will read.
 import type { Post, PostStore } from '../../src/store/store.js'
+import { rowVersion } from '../../src/sync/row-version.js'
 
 export interface CountingStore extends PostStore {
   /**
@@ -43,6 +44,10 @@ export function createCountingStore (posts: readonly Post[]): CountingStore {
     checkQuery () {},
     async readChangeToken () {
       return undefined
+    },
+    async readRowVersions () {
+      reads++
+      return new Map(posts.map((post) => [post.slug, rowVersion(post)]))
     },
     async probe () {},
     async findPostBySlug (slug) {

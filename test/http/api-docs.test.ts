@@ -81,7 +81,7 @@ describe('OpenAPI documents', () => {
   })
 
   test('every route, GET only (HEAD is GET without its body), with its parameters and request headers', () => {
-    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', ['/api/tags', '/feed.atom', '/feed.json', '/feed.xml', '/sitemap-{page}', '/sitemap.xml']], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH, '/api/posts/tags']]] as const) {
+    for (const [document, list, item, others] of [[frontDocument, '/api/blog', '/api/blog/{slug}', ['/api/tags', '/api/changes', '/feed.atom', '/feed.json', '/feed.xml', '/sitemap-{page}', '/sitemap.xml']], [postsDocument, '/api/posts', '/api/post/{slug}', [VERSION_PATH, KEYED_LIST_PATH, '/api/posts/tags', '/api/posts/changes']]] as const) {
       // And the probes (src/ops/operational-schemas.ts; /metrics too where the tier has metrics).
       assert.deepEqual(Object.keys(document.paths).sort(), [list, item, ...others, '/healthz', '/readyz'].sort())
       assert.deepEqual([document.paths['/healthz']?.get?.operationId, document.paths['/readyz']?.get?.operationId], ['health', 'readiness'])
@@ -98,6 +98,11 @@ describe('OpenAPI documents', () => {
     assert.equal(postsDocument.paths[VERSION_PATH]?.get?.operationId, 'getPostsVersion')
     assert.deepEqual(Object.keys(postsDocument.paths[KEYED_LIST_PATH] ?? {}), ['get'])
     assert.equal(postsDocument.paths[KEYED_LIST_PATH]?.get?.operationId, 'getKeyedList')
+    for (const [document, path] of [[frontDocument, '/api/changes'], [postsDocument, '/api/posts/changes']] as const) {
+      assert.equal(document.paths[path]?.get?.operationId, 'getChanges')
+      assert.deepEqual((document.paths[path]?.get?.parameters ?? []).map((p) => `${p.in} ${p.name}`).sort(),
+        ['header Accept', 'header Last-Event-ID', 'header X-Request-Id', 'query fields', 'query formats', 'query since'])
+    }
   })
 
   test('the slug parameter says what each tier accepts: the front its SLUG_PATTERN, anchored', async () => {
@@ -130,6 +135,7 @@ describe('OpenAPI documents', () => {
       ...['/feed.xml', '/feed.atom', '/feed.json'].map((path): [string, Set<ProblemKind>] => [`GET ${path}`, exactly(['not-found', 'invalid-query', ...upstream])]),
       ['GET /sitemap.xml', exactly(['not-found', ...upstream])],
       ['GET /sitemap-{page}', exactly(['not-found', ...upstream])],
+      ['GET /api/changes', exactly(['invalid-query', 'sync-expired', ...upstream])],
       ...probes
     ])
     expected.posts = new Map([
@@ -138,6 +144,7 @@ describe('OpenAPI documents', () => {
       ['GET /api/posts/version', exactly(['store-unavailable'])],
       ['GET /api/posts/keyed', exactly(['invalid-query', 'store-unavailable'])],
       ['GET /api/posts/tags', exactly(['store-unavailable'])],
+      ['GET /api/posts/changes', exactly(['invalid-query', 'sync-expired', 'store-unavailable'])],
       ...probes
     ])
     assert.deepEqual(front.byOperation, expected.front)

@@ -163,6 +163,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed since a state of the posts, or a live stream of changes
+         * @description Without `since`: every post, and the token of the state they make up (`until`). With `since`: the posts added or changed since that state (`upserted`) and the slugs removed (`deleted`); applying each answer to a copy gives exactly the current list. A token this server does not hold (too old, or from before a restart) is a 410 `sync-expired`: start again without `since`. With `Accept: text/event-stream`: a server-sent event per change (`id:` its token, `data:` `{"since","until","upserted":[slugs],"deleted":[slugs]}`), a heartbeat comment every 15 s, resuming from `Last-Event-ID` (or `since`) with the gap as one event, or an event `sync-expired`. Never cached.
+         */
+        get: operations["getChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -237,7 +257,7 @@ export interface components {
              * @description `urn:blog-read-api:problem:<kind>`
              * @enum {string}
              */
-            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:expectation-failed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:not-ready" | "urn:blog-read-api:problem:upstream-timeout" | "urn:blog-read-api:problem:http-version-not-supported";
+            type: "urn:blog-read-api:problem:bad-request" | "urn:blog-read-api:problem:invalid-slug" | "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:not-found" | "urn:blog-read-api:problem:post-not-found" | "urn:blog-read-api:problem:no-posts" | "urn:blog-read-api:problem:method-not-allowed" | "urn:blog-read-api:problem:request-timeout" | "urn:blog-read-api:problem:sync-expired" | "urn:blog-read-api:problem:body-not-allowed" | "urn:blog-read-api:problem:expectation-failed" | "urn:blog-read-api:problem:headers-too-large" | "urn:blog-read-api:problem:internal" | "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response" | "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:store-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down" | "urn:blog-read-api:problem:not-ready" | "urn:blog-read-api:problem:upstream-timeout" | "urn:blog-read-api:problem:http-version-not-supported";
             /** @description The kind, in English; the same for every answer of that kind. */
             title: string;
             /** @description The HTTP status code. */
@@ -2262,6 +2282,260 @@ export interface operations {
                         type?: "urn:blog-read-api:problem:request-timeout";
                         /** @constant */
                         status?: 408;
+                    };
+                };
+            };
+            /** @description Request body not allowed */
+            413: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description The methods this path answers. */
+                    Allow: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:body-not-allowed";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description Expectation failed */
+            417: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:expectation-failed";
+                        /** @constant */
+                        status?: 417;
+                    };
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:headers-too-large";
+                        /** @constant */
+                        status?: 431;
+                    };
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:internal";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description Upstream unreachable; Bad upstream response */
+            502: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unreachable" | "urn:blog-read-api:problem:upstream-bad-response";
+                        /** @constant */
+                        status?: 502;
+                    };
+                };
+            };
+            /** @description Upstream unavailable; Service overloaded; Shutting down */
+            503: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-unavailable" | "urn:blog-read-api:problem:overloaded" | "urn:blog-read-api:problem:shutting-down";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+            /** @description Upstream timed out */
+            504: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    /** @description Seconds (or an HTTP date) to wait before retrying. Sent while no upstream is in rotation (each is still tried): one probe interval. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:upstream-timeout";
+                        /** @constant */
+                        status?: 504;
+                    };
+                };
+            };
+            /** @description HTTP version not supported */
+            505: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:http-version-not-supported";
+                        /** @constant */
+                        status?: 505;
+                    };
+                };
+            };
+        };
+    };
+    getChanges: {
+        parameters: {
+            query?: {
+                /** @description The `until` of a previous answer (or the `id` of an event). */
+                since?: string;
+                /** @description Only these columns of each post (1 to 100 names, comma-separated), in the table's order; `slug` always. A name that is not a column of `posts` is a 400 `invalid-query`, except the computed fields `reading_time` (minutes, words ÷ 275 rounded up, at least 1), `word_count` and `excerpt` (`summary` when not blank, else the first 200 characters of the text cut at a word), computed from the first Markdown column, which is not served unless named too. */
+                fields?: string;
+                /** @description Adds, for each Markdown column `C` served (`content` unless MARKDOWN_COLUMNS says), `C_html` (CommonMark and GitHub tables, strikethrough and autolinks; raw HTML escaped; only http, https, mailto and relative links; headings with ids) and/or `C_text` (plain text). Null when the column is null. */
+                formats?: string;
+            };
+            header?: {
+                /** @description `text/event-stream` for the live stream; anything else, JSON. */
+                Accept?: string;
+                /** @description The stream: resume after this event (sent by EventSource when it reconnects); takes precedence over `since`. */
+                "Last-Event-ID"?: string;
+                /** @description Your id for this request (1 to 128 of `A-Z a-z 0-9 _ . -`): passed to the upstream, echoed, logged. Any other value is replaced by a generated UUID. */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, or the event stream. */
+            200: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store` (the stream: `no-store, no-transform`). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The token asked for (absent without `since`). */
+                        since?: string;
+                        /** @description The state this answer leads to: the `since` of the next request. */
+                        until: string;
+                        /** @description Posts added or changed since `since` (every post without it), as the detail route serves them with `fields` and `formats`. */
+                        upserted: components["schemas"]["Post"][];
+                        /** @description Slugs of posts removed (or hidden) since `since`; empty without it. */
+                        deleted: string[];
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid query; Bad request */
+            400: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:invalid-query" | "urn:blog-read-api:problem:bad-request";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Request timeout */
+            408: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:request-timeout";
+                        /** @constant */
+                        status?: 408;
+                    };
+                };
+            };
+            /** @description Sync token expired */
+            410: {
+                headers: {
+                    /** @description The request id: yours when it was valid, else a generated UUID. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`: a problem is never cached. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        type?: "urn:blog-read-api:problem:sync-expired";
+                        /** @constant */
+                        status?: 410;
                     };
                 };
             };

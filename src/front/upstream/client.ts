@@ -11,6 +11,7 @@ import type { UpstreamHealthSettings, UpstreamTimeouts } from '../../config.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH, versionIn } from '../../contract/posts-version.js'
 import type { ProblemError } from '../../contract/problems.js'
 import type { Timers } from '../../sync/timers.js'
+import { EVENT_STREAM_TYPE } from '../../sync/sse-frame.js'
 import { createRetryBudget, RETRY_BUDGET } from './retry-budget.js'
 import { CallDeadline, DeadlineError, exchange, type Answer, type ExchangeLimits } from './exchange.js'
 import { classify, drainingProblem, isAbsence, isDraining, retryScope, type RetryScope } from './failures.js'
@@ -50,6 +51,13 @@ export interface UpstreamClient {
   version (upstream: string, requestId: string): Promise<{ status: number, version: string | undefined } | undefined>
   /** Upstreams in rotation now (0: the front is not ready, and calls go to every upstream). */
   inRotation (): number
+  /**
+   * Opens the change stream of an upstream in rotation (the next one at each call, so a front
+   * whose stream broke resumes on another), after `lastEventId`; resolves with its body once the
+   * upstream answered 200 with an event stream, else rejects. No time-out but the headers':
+   * `signal` ends it. Absent on test doubles without streams.
+   */
+  openStream?: (path: string, lastEventId: string | undefined, signal: AbortSignal) => Promise<AsyncIterable<Uint8Array>>
 }
 
 /** The client with its pool of upstreams. */
@@ -197,9 +205,30 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger, tim
     }
   }
 
+  async function openStream (path: string, lastEventId: string | undefined, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+    const member = pool.pick()
+    if (member === undefined) throw new Error('a pool always has an upstream to pick')
+    const { apiUrl, dispatcher } = member.upstream
+    const headers: Record<string, string> = { accept: EVENT_STREAM_TYPE, ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) }
+    try {
+      const response = await dispatcher.request({ origin: apiUrl.origin, method: 'GET', path: upstreamPath(apiUrl, path), headers, signal, headersTimeout: phases.headersTimeout, bodyTimeout: 0 })
+      const type = String(response.headers['content-type'] ?? '')
+      if (response.statusCode !== 200 || !type.startsWith(EVENT_STREAM_TYPE)) {
+        await response.body.dump()
+        throw new Error(`the upstream answered the change stream with status ${response.statusCode} (${type})`)
+      }
+      pool.record(member, undefined)
+      return response.body
+    } catch (err) {
+      if (!signal.aborted) recordFailure(member, err)
+      throw err
+    }
+  }
+
   return {
     get,
     version,
+    openStream,
     inRotation: () => pool.inRotation(),
     // The transports were given: whoever made them closes them.
     close: async () => pool.close()

@@ -110,7 +110,7 @@ export const headerSchemas = {
 const FIELD = '[A-Za-z_][A-Za-z0-9_]{0,62}'
 
 /** `fields`, on every route: the columns to serve. */
-const FIELDS = {
+export const FIELDS = {
   type: 'string',
   pattern: `^${FIELD}(?:,${FIELD}){0,${MAX_FIELDS - 1}}$`,
   description: `Only these columns of each post (1 to ${MAX_FIELDS} names, comma-separated), in the table's order; \`slug\` always. ` +
@@ -120,7 +120,7 @@ const FIELDS = {
 } as const
 
 /** `formats`, on the list and detail routes: the representations of each Markdown column. */
-const FORMATS = {
+export const FORMATS = {
   type: 'string',
   pattern: '^(?:html|text)(?:,(?:html|text))*$',
   description: 'Adds, for each Markdown column `C` served (`content` unless MARKDOWN_COLUMNS says), `C_html` (CommonMark and GitHub tables, ' +

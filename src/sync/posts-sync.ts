@@ -1,0 +1,117 @@
+// The post API's side of sync: the states it observes, one after the other, as changes in one
+// log (the hub's), which the deltas, the stream and the webhooks all answer from.
+//
+// Exact and cheap: the row versions are read again only when the posts version (the store's
+// change token, labelled with the next scheduled instant: src/contract/posts-version.ts) moved
+// since they were last read, so a delta or a poll between two commits costs one token read.
+// A store without a token (MySQL/MariaDB) reads them every time. The versions read after a token
+// are at least as new as it, so a state kept under a token is never older than the token says.
+//
+// While someone follows the stream, or webhooks are configured, the state is polled: every
+// TOKEN_POLL_MS where the token is cheap, every `pollMs` (SYNC_POLL_MS) where each poll reads
+// every row.
+import { createCoalescer } from '../lib/coalescer.js'
+import type { Change } from './change.js'
+import { createChangeHub, type ChangeHub } from './change-hub.js'
+import type { RowVersions } from './state-token.js'
+import { createStateTracker } from './state-tracker.js'
+import { realTimers, type Timers } from './timers.js'
+
+/** Between two reads of the change token while polling: an event follows a commit within a second. */
+export const TOKEN_POLL_MS = 200
+
+export interface PostsSyncOptions {
+  /** The posts version now, read after this call (undefined: the store cannot tell). */
+  version: () => Promise<string | undefined>
+  /** Slug → row version of every post served now (PostStore.readRowVersions). */
+  readRowVersions: () => Promise<RowVersions>
+  /** Whether `version` can answer: polls then read the token every TOKEN_POLL_MS, else every row every `pollMs`. */
+  tracksChanges: boolean
+  /** SYNC_POLL_MS. */
+  pollMs: number
+  /** Told of every change observed, in order (the webhooks). */
+  onChange?: (change: Change) => void
+  /** Told when a poll fails (the log); the next poll tries again. */
+  onPollError?: (err: unknown) => void
+  /** Poll even without subscribers (webhooks are configured). */
+  alwaysPoll?: boolean
+  timers?: Timers
+}
+
+export interface PostsSync {
+  /** Every subscriber of the stream; its log answers the deltas. */
+  readonly hub: ChangeHub
+  /** The token of the state now, observing it (and what changed) when it moved. */
+  current: () => Promise<string>
+  /** The change from `token` to the state last observed, or undefined when this process does not hold `token`. */
+  since: (token: string) => Change | undefined
+  /** Stops polling and ends every stream. */
+  close: () => void
+}
+
+export function createPostsSync (options: PostsSyncOptions): PostsSync {
+  const timers = options.timers ?? realTimers
+  const tracker = createStateTracker()
+  const reads = createCoalescer<string>()
+  const pollMs = options.tracksChanges ? Math.min(TOKEN_POLL_MS, options.pollMs) : options.pollMs
+  let known: { version: string, token: string } | undefined
+  let subscribed = false
+  let closed = false
+  let stopPoll: (() => void) | undefined
+
+  const hub = createChangeHub({
+    timers,
+    onActiveChange (active) {
+      subscribed = active
+      schedulePoll()
+    }
+  })
+
+  async function observe (version: string | undefined): Promise<string> {
+    const { token, change } = tracker.observe(await options.readRowVersions())
+    if (hub.log.head === undefined) hub.reset(token)
+    else if (change !== undefined) {
+      hub.publish(change)
+      options.onChange?.(change)
+    }
+    if (version !== undefined) known = { version, token }
+    return token
+  }
+
+  async function current (): Promise<string> {
+    const version = await options.version()
+    if (version !== undefined && known?.version === version) return known.token
+    // One read of the versions at a time, in order (the tracker compares each with the last).
+    return await reads.run('versions', async () => await observe(version))
+  }
+
+  /** Polls start `pollMs` apart (a slow read shortens the wait after it), so an event follows a commit within `pollMs` and one read. */
+  function schedulePoll (delayMs = pollMs): void {
+    const wanted = !closed && (subscribed || options.alwaysPoll === true)
+    if (!wanted) {
+      stopPoll?.()
+      stopPoll = undefined
+    } else if (stopPoll === undefined) {
+      stopPoll = timers.setTimeout(() => {
+        const started = timers.now()
+        current().catch((err: unknown) => options.onPollError?.(err)).finally(() => {
+          stopPoll = undefined
+          schedulePoll(Math.max(0, pollMs - (timers.now() - started)))
+        })
+      }, delayMs)
+    }
+  }
+  schedulePoll()
+
+  return {
+    hub,
+    current,
+    since: (token) => hub.log.since(token),
+    close () {
+      closed = true
+      stopPoll?.()
+      stopPoll = undefined
+      hub.close()
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// Webhooks from a post API over a real store: a commit is POSTed once, signed as the Standard
+// Webhooks library verifies (tampering and replays refused); a receiver failing gets retries on
+// the back-off (injected timers) and the metrics count them; a write that changes nothing sends
+// nothing.
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { test, type TestContext } from 'node:test'
+import { Webhook } from 'standardwebhooks'
+import { createProcessMetrics } from '../../src/ops/metrics.js'
+import { buildPostsApp } from '../../src/posts-api/app.js'
+import { postsAppOptions } from '../../src/process/tier-options.js'
+import { parseWebhookSecret } from '../../src/sync/webhook-signature.js'
+import { testConfig } from '../helpers/config.js'
+import { createSeededSqlite, openTestStore } from '../helpers/databases.js'
+import { createManualTimers, type ManualTimers } from '../helpers/manual-timers.js'
+import { pollUntil } from '../helpers/poll.js'
+import { listen, silentLogger, type RunningApp } from '../helpers/tiers.js'
+
+const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`
+
+interface Delivery { headers: IncomingHttpHeaders, body: string }
+
+interface Receiver {
+  url: string
+  deliveries: Delivery[]
+  /** Answers the next requests with these statuses, then 204. */
+  failNext: (...statuses: number[]) => void
+  /** The next request. */
+  next: () => Promise<Delivery>
+}
+
+async function startReceiver (t: TestContext): Promise<Receiver> {
+  const deliveries: Delivery[] = []
+  const waiting: Array<(delivery: Delivery) => void> = []
+  const failures: number[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const delivery = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      deliveries.push(delivery)
+      res.writeHead(failures.shift() ?? 204).end()
+      waiting.shift()?.(delivery)
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.after(() => { server.closeAllConnections(); server.close() })
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    deliveries,
+    failNext: (...statuses) => failures.push(...statuses),
+    next: async () => await new Promise((resolve) => waiting.push(resolve))
+  }
+}
+
+interface Fixture { posts: RunningApp, timers: ManualTimers, receiver: Receiver, exec: (sql: string) => Promise<void>, scrape: () => Promise<string> }
+
+async function startWebhookPostApi (t: TestContext): Promise<Fixture> {
+  const database = await createSeededSqlite()
+  t.after(() => database.drop())
+  const store = await openTestStore(database.location)
+  await store.checkSchema()
+  const receiver = await startReceiver(t)
+  const timers = createManualTimers()
+  const metrics = createProcessMetrics()
+  const options = postsAppOptions(testConfig({ WEBHOOK_URLS: receiver.url, WEBHOOK_SECRET: SECRET }), { store, logger: silentLogger, metrics })
+  const posts = await listen(buildPostsApp({ ...options, sync: { ...options.sync, timers, webhookOptions: { random: () => 1 } } }))
+  t.after(async () => { await posts.app.close(); await store.close() })
+  // The state before any write: observed now, so that the writes below are changes.
+  await fetch(`${posts.url}/api/posts/changes`).then(async (response) => await response.arrayBuffer())
+  return { posts, timers, receiver, exec: database.exec, scrape: async () => await metrics.scrape() }
+}
+
+test('a commit is one signed webhook; tampering and replays are refused', async (t) => {
+  const { timers, receiver, exec } = await startWebhookPostApi(t)
+  await exec("UPDATE posts SET title = 'Edited' WHERE slug = 'hello-world'")
+  const arrival = receiver.next()
+  timers.advance(200)
+  const { headers, body } = await arrival
+  const library = new Webhook(SECRET)
+  const payload = library.verify(body, headers as Record<string, string>) as { type: string, data: Record<string, unknown> }
+  assert.equal(payload.type, 'posts.changed')
+  assert.deepEqual(payload.data.upserted, ['hello-world'])
+  assert.deepEqual(payload.data.deleted, [])
+  assert.equal(headers['webhook-id'], payload.data.until, 'the id is the change\'s token')
+  assert.deepEqual(payload.data.cache_tags, ['posts', 'post-hello-world'])
+  assert.ok((payload.data.paths as string[]).includes('/api/blog/hello-world'))
+  assert.throws(() => library.verify(body.replace('hello-world', 'other-post'), headers as Record<string, string>), 'a tampered body')
+  const stale = { ...headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) } as unknown as Record<string, string>
+  assert.throws(() => library.verify(body, stale), 'a replay an hour later')
+  assert.equal(parseWebhookSecret(SECRET).length, 32)
+})
+
+test('a receiver answering 500 gets retries on the back-off until it accepts; the metrics count them', async (t) => {
+  const { timers, receiver, exec, scrape } = await startWebhookPostApi(t)
+  receiver.failNext(500, 500)
+  await exec("UPDATE posts SET title = 'Retried' WHERE slug = 'hello-world'")
+  let arrival = receiver.next()
+  timers.advance(200)
+  const first = await arrival
+  // Retries after 5 s, then 10 s (the jitter's upper end, random() = 1), each once the sender
+  // has counted the failure (and set its timer).
+  for (const [failures, waitMs] of [[1, 5000], [2, 10_000]] as const) {
+    await pollUntil('the failure counted', async () => new RegExp(`^blog_read_api_webhook_failed_attempts_total ${failures}$`, 'm').test(await scrape()))
+    arrival = receiver.next()
+    timers.advance(waitMs)
+    const retry = await arrival
+    assert.equal(retry.body, first.body, 'the same payload')
+    assert.equal(retry.headers['webhook-id'], first.headers['webhook-id'])
+  }
+  assert.equal(receiver.deliveries.length, 3)
+  const text = await pollUntil('the delivery counted', async () => { const scraped = await scrape(); return /^blog_read_api_webhook_deliveries_total 1$/m.test(scraped) && scraped })
+  assert.match(text, /^blog_read_api_webhook_failed_attempts_total 2$/m)
+  assert.match(text, /^blog_read_api_webhook_pending 0$/m)
+})
+
+test('a write that changes nothing sends nothing', async (t) => {
+  const { posts, timers, receiver, exec } = await startWebhookPostApi(t)
+  // Rewrites the row as it was: the change token moves, no post's content does.
+  await exec('UPDATE posts SET title = title')
+  timers.advance(200)
+  await fetch(`${posts.url}/api/posts/changes`).then(async (response) => await response.arrayBuffer())
+  await exec("DELETE FROM posts WHERE slug = 'hello-world'")
+  const arrival = receiver.next()
+  timers.advance(200)
+  const { body } = await arrival
+  assert.deepEqual(JSON.parse(body).data.deleted, ['hello-world'])
+  assert.equal(receiver.deliveries.length, 1, 'the write that changed nothing sent nothing')
+})
