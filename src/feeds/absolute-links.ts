@@ -22,11 +22,15 @@ export function linkBaseOf (siteUrl: string): string {
   return siteUrl.endsWith('/') ? siteUrl : `${siteUrl}/`
 }
 
-/** `html` with each `href` and `src` of its links and images resolved against `base` (an absolute URL). */
-export function resolveRelativeLinks (html: string, base: string): string {
+/**
+ * `html` with each `href` and `src` of its links and images resolved against `base` (an absolute
+ * URL), and each fragment alone against `postUrl` (the post's own absolute URL).
+ */
+export function resolveRelativeLinks (html: string, base: string, postUrl: string): string {
   return html.replace(TAG, (tag) => tag.replace(LINK_ATTRIBUTE, (_, start: string, value: string) => {
     const target = value.replace(ESCAPED, (entity) => UNESCAPED[entity]!)
-    return `${start}${resolve(target, base).replace(SPECIAL, (char) => ESCAPES[char]!)}"`
+    const resolved = resolve(target, target.startsWith('#') ? postUrl : base)
+    return `${start}${resolved.replace(SPECIAL, (char) => ESCAPES[char]!)}"`
   }))
 }
 

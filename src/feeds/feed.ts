@@ -68,7 +68,7 @@ export function feedContents (feed: Feed): FeedContents {
       url,
       title: nonBlank(post.title) ?? post.slug,
       summary: nonBlank(post.summary),
-      html: html === undefined ? undefined : resolveRelativeLinks(html, linkBase),
+      html: html === undefined ? undefined : resolveRelativeLinks(html, linkBase, url),
       text: nonBlank(post.text),
       author: nonBlank(post.author) ?? nonBlank(feed.author),
       tags: (post.tags ?? []).filter((tag) => typeof tag === 'string' && tag.trim() !== ''),

@@ -50,5 +50,5 @@ export function feedOf (posts: readonly FeedPost[], extra: Partial<Feed> = {}): 
 
 /** FULL's HTML as every feed must carry it: each relative link resolved against the site's URL, not the post's. */
 export const FULL_HTML_ABSOLUTE = '<h1 id="hello">Hello</h1>\n<p>See <a href="https://blog.example/about">about</a>, ' +
-  '<a href="https://blog.example/#hello">this heading</a>, <a href="https://other.example/x?a=1&amp;b=2">elsewhere</a> ' +
+  '<a href="https://blog.example/blog/hello-world#hello">this heading</a>, <a href="https://other.example/x?a=1&amp;b=2">elsewhere</a> ' +
   'and <img src="https://blog.example/images/a.png" alt="a"></p>\n'

@@ -58,25 +58,27 @@ test('a template without {slug}, with another placeholder, or making no absolute
   assert.throws(() => createPostUrl(site, 'javascript:{slug}'), /does not make an absolute http or https URL/)
 })
 
-test('relative links and images are resolved against the site\'s URL as a folder; absolute ones are kept as written', () => {
+test('relative links and images are resolved against the site\'s URL as a folder, a fragment alone against the post\'s; absolute ones are kept as written', () => {
   const html = createMarkdownRenderer()('[a](/about) [b](other) [c](#part) [d](?q=1&r=2) [e](//cdn.example/x) [f](HTTPS://Other.Example/A) ' +
     '[g](mailto:a@b.co) ![h](img/h.png "title") [i](../up)').html
   // A site at a host's root, and one under a path, given with or without its trailing slash.
-  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://blog.example/')), '<p><a href="https://blog.example/about">a</a> <a href="https://blog.example/other">b</a> ' +
-    '<a href="https://blog.example/#part">c</a> <a href="https://blog.example/?q=1&amp;r=2">d</a> ' +
+  const post = 'https://blog.example/blog/a-post'
+  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://blog.example/'), post), '<p><a href="https://blog.example/about">a</a> <a href="https://blog.example/other">b</a> ' +
+    '<a href="https://blog.example/blog/a-post#part">c</a> <a href="https://blog.example/?q=1&amp;r=2">d</a> ' +
     '<a href="https://cdn.example/x">e</a> <a href="HTTPS://Other.Example/A">f</a> <a href="mailto:a@b.co">g</a> ' +
     '<img src="https://blog.example/img/h.png" alt="h" title="title"> <a href="https://blog.example/up">i</a></p>\n')
   const underPath = '<p><a href="https://example.com/about">a</a> <a href="https://example.com/site/other">b</a> ' +
-    '<a href="https://example.com/site/#part">c</a> <a href="https://example.com/site/?q=1&amp;r=2">d</a> ' +
+    '<a href="https://example.com/site/blog/a-post#part">c</a> <a href="https://example.com/site/?q=1&amp;r=2">d</a> ' +
     '<a href="https://cdn.example/x">e</a> <a href="HTTPS://Other.Example/A">f</a> <a href="mailto:a@b.co">g</a> ' +
     '<img src="https://example.com/site/img/h.png" alt="h" title="title"> <a href="https://example.com/up">i</a></p>\n'
-  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://example.com/site')), underPath)
-  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://example.com/site/')), underPath)
+  const postUnderPath = 'https://example.com/site/blog/a-post'
+  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://example.com/site'), postUnderPath), underPath)
+  assert.equal(resolveRelativeLinks(html, linkBaseOf('https://example.com/site/'), postUnderPath), underPath)
 })
 
 test('text that looks like a link attribute is not a link: it is escaped in rendered HTML', () => {
   const html = createMarkdownRenderer()('A literal <a href="/x"> and href="/y" in text, and `<img src="/z">`.').html
-  assert.equal(resolveRelativeLinks(html, 'https://blog.example/'), html)
+  assert.equal(resolveRelativeLinks(html, 'https://blog.example/', 'https://blog.example/blog/a'), html)
 })
 
 test('posts from the post API\'s rows: each property of the right type, or absent', () => {
