@@ -116,7 +116,7 @@ if (target === 'front') {
 }
 const pid = server.pid as number
 const slugs = Array.from({ length: posts }, (_, i) => slugOf(i))
-const paths = requestSequence(scenario, slugs, new Map(), []).map(({ path }) => path)
+const paths = requestSequence(scenario, { slugs, etags: new Map(), cursors: [] }).map(({ path }) => path)
 const origin = `http://${HOST}:${port}`
 
 if (values.callgrind) execFileSync('callgrind_control', ['-i', 'on', String(pid)], { stdio: 'ignore', env: { ...process.env, ...baseEnv } })
