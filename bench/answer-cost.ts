@@ -27,6 +27,8 @@ const { values } = parseArgs({
     /** The built CLI to measure (another build kept aside, for an A/B). */
     cli: { type: 'string', default: 'dist/cli.js' },
     callgrind: { type: 'boolean', default: false },
+    /** LOAD_SHED_DELAY_MS of both tiers; under callgrind 0 unless given (a bound far above valgrind's lag keeps the check without tripping it). */
+    'load-shed-ms': { type: 'string' },
     /** A V8 CPU profile of the measured process, written into this folder when it ends. */
     'cpu-prof-dir': { type: 'string' }
   }
@@ -103,8 +105,9 @@ const [postsPort = 0, port = 0] = await freePorts(2)
 let server: ChildProcess
 if (target === 'front') {
   // Under valgrind the front's event loop lags for seconds, which load shedding answers with 503s
-  // whatever its bound: off in both tiers there (one onRequest hook fewer, in every build alike).
-  const shed = values.callgrind ? { LOAD_SHED_DELAY_MS: '0' } : {}
+  // at its default bound: off in both tiers there, unless --load-shed-ms gives one.
+  const shedMs = values['load-shed-ms'] ?? (values.callgrind ? '0' : undefined)
+  const shed = shedMs === undefined ? {} : { LOAD_SHED_DELAY_MS: shedMs }
   const database = await prepareSqliteDataset(posts, cli)
   await start([cli, 'posts-api'], { DATABASE_URL: database, POSTS_PORT: String(postsPort), ...shed }, postsPort, 'posts-api.log')
   server = await start([cli, 'front'], { API_URL: `http://${HOST}:${postsPort}`, BLOG_PORT: String(port), ...shed }, port, 'front.log', values.callgrind)

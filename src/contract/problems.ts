@@ -65,16 +65,23 @@ export function problemDocument (kind: ProblemKind, detail: string): ProblemDocu
 }
 
 // Problem bodies are few and constant (details never echo input): serialised once each, as
-// bytes, so that no framework adds a charset to their content type.
-const problemBodies = new Map<string, Buffer>()
+// bytes, so that no framework adds a charset to their content type. Looked up by kind, then by
+// detail: both are constant strings whose hashes V8 keeps, where one key joining them would be a
+// new string to flatten and hash at each answer.
+const problemBodies = new Map<ProblemKind, Map<string, Buffer>>()
+let cachedBodies = 0
 
 /** The problem document of `kind` with `detail`, serialised. */
 export function problemBody (kind: ProblemKind, detail: string): Buffer {
-  const key = `${kind}\n${detail}`
-  let body = problemBodies.get(key)
+  let ofKind = problemBodies.get(kind)
+  if (ofKind === undefined) problemBodies.set(kind, ofKind = new Map())
+  let body = ofKind.get(detail)
   if (body === undefined) {
     body = Buffer.from(JSON.stringify(problemDocument(kind, detail)))
-    if (problemBodies.size < 1000) problemBodies.set(key, body)
+    if (cachedBodies < 1000) {
+      ofKind.set(detail, body)
+      cachedBodies++
+    }
   }
   return body
 }

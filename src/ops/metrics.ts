@@ -2,7 +2,8 @@
 // the process runs, with Node's process defaults, the requests of each tier, and what each tier
 // adds (src/ops/front-metrics.ts, src/ops/store-metrics.ts). Scraped as text at GET /metrics; with
 // several workers, a scrape gets the sum of all of them (src/ops/cluster-metrics.ts).
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Registry } from 'prom-client'
+import { createRequestHistogram, type Series } from './request-histogram.js'
 
 /** Every metric of ours starts with this; Node's process defaults keep their usual names. */
 export const METRIC_PREFIX = 'blog_read_api_'
@@ -31,33 +32,26 @@ export interface RequestMetrics {
   observe: (route: string | undefined, method: string, status: number, elapsedMs: number) => void
 }
 
-interface Observer { observe: (value: number) => void }
-
 export function createProcessMetrics (): ProcessMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const requestSeconds = new Histogram({
-    name: `${METRIC_PREFIX}http_request_duration_seconds`,
-    help: 'Requests answered by the HTTP routes (its _count: requests), by tier, route pattern, method and status; probes and scrapes are not counted',
-    labelNames: ['tier', 'route', 'method', 'status'] as const,
-    buckets: LATENCY_BUCKETS_S,
-    registers: [registry]
-  })
+  const requestSeconds = createRequestHistogram(registry, `${METRIC_PREFIX}http_request_duration_seconds`,
+    'Requests answered by the HTTP routes (its _count: requests), by tier, route pattern, method and status; probes and scrapes are not counted',
+    LATENCY_BUCKETS_S)
 
   function requests (tier: string): RequestMetrics {
-    // Each label combination's child is made once: prom-client's labels() validates and copies
-    // its arguments, so a request only walks these maps. Routes, methods (those Node parses) and
-    // statuses are bounded sets, so are the maps.
-    const byRoute = new Map<string, Map<string, Map<number, Observer>>>()
+    // Each label combination's series is made once, so a request only walks these maps. Routes,
+    // methods (those Node parses) and statuses are bounded sets, so are the maps.
+    const byRoute = new Map<string, Map<string, Map<number, Series>>>()
     return {
       observe (route = UNMATCHED_ROUTE, method, status, elapsedMs) {
         let byMethod = byRoute.get(route)
         if (byMethod === undefined) byRoute.set(route, byMethod = new Map())
         let byStatus = byMethod.get(method)
         if (byStatus === undefined) byMethod.set(method, byStatus = new Map())
-        let child = byStatus.get(status)
-        if (child === undefined) byStatus.set(status, child = requestSeconds.labels({ tier, route, method, status: String(status) }))
-        child.observe(elapsedMs / 1000)
+        let series = byStatus.get(status)
+        if (series === undefined) byStatus.set(status, series = requestSeconds.series({ tier, route, method, status: String(status) }))
+        requestSeconds.observe(series, elapsedMs / 1000)
       }
     }
   }
