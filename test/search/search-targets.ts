@@ -115,7 +115,13 @@ export const sqliteTarget = sqlTarget('SQLite FTS5', {
 
 export const postgresTarget = sqlTarget('PostgreSQL', {
   server: postgresServer,
-  kysely: (database) => new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: (database.location as { url: string }).url, max: 2 }) }) }),
+  kysely: (database) => {
+    const pool = new pg.Pool({ connectionString: (database.location as { url: string }).url, max: 2 })
+    // An idle connection ended by the server (the database dropped WITH (FORCE) at close) is an
+    // 'error' on the pool; unheard, it would be an uncaught exception after the suite ended.
+    pool.on('error', () => {})
+    return new Kysely({ dialect: new PostgresDialect({ pool }) })
+  },
   async index (db, settings) {
     await createPostgresSearchIndex(db, settings)
     return (query) => compilePostgresSearch(query, settings)
