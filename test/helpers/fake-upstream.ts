@@ -56,11 +56,24 @@ export function json (res: ServerResponse, status: number, body: unknown, header
   res.end(text)
 }
 
-/** A port on which nothing listens (connection refused). */
+// Ports handed out for a process to listen on later lie below Linux's ephemeral range (32768 and
+// up by default): a port the kernel picks for listen(0) is in that range, where the next outgoing
+// connection of any test running alongside may take it as its local port before the process
+// listens. Below it, only another test's pick can collide, one chance in thousands.
+const PORTS_FROM = 20_000
+const PORTS_TO = 32_767
+
+/** A port on which nothing listens (connection refused), outside the ephemeral range. */
 export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
+  for (;;) {
+    const port = PORTS_FROM + Math.floor(Math.random() * (PORTS_TO - PORTS_FROM + 1))
+    const server = createServer()
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => resolve(true))
+    })
+    if (!listening) continue
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    return port
+  }
 }
