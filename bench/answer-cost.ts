@@ -2,7 +2,7 @@
 // per request of the answering process (from /proc), or with --callgrind its instructions per
 // request (valgrind's callgrind, counted over exactly the measured requests, after a warm-up).
 // For small A/B decisions where `npm run bench`'s requests/s move with whatever else runs.
-//   npm run build && node --import tsx bench/answer-cost.ts --scenario invalid [--target front|peer|limit] [--callgrind]
+//   npm run build && node --import tsx bench/answer-cost.ts --scenario invalid [--target front|peer|limit] [--callgrind] [--set NAME=VALUE]
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -30,7 +30,9 @@ const { values } = parseArgs({
     /** LOAD_SHED_DELAY_MS of both tiers; under callgrind 0 unless given (a bound far above valgrind's lag keeps the check without tripping it). */
     'load-shed-ms': { type: 'string' },
     /** A V8 CPU profile of the measured process, written into this folder when it ends. */
-    'cpu-prof-dir': { type: 'string' }
+    'cpu-prof-dir': { type: 'string' },
+    /** A setting of both tiers for this run (repeatable), e.g. `--set METRICS=off`: what a feature costs. */
+    set: { type: 'string', multiple: true, default: [] }
   }
 })
 const scenario = values.scenario as ScenarioName
@@ -42,6 +44,11 @@ const requests = Number(values.requests)
 const warmup = Number(values.warmup)
 const connections = Number(values.connections)
 const cli = resolve(values.cli)
+const settings = Object.fromEntries(values.set.map((pair) => {
+  const at = pair.indexOf('=')
+  if (at < 1) throw new Error(`--set ${pair}: NAME=VALUE`)
+  return [pair.slice(0, at), pair.slice(at + 1)]
+}))
 
 const dir = mkdtempSync(join(tmpdir(), 'blog-answer-cost-'))
 const children: ChildProcess[] = []
@@ -52,6 +59,7 @@ process.once('exit', () => {
 
 // The service's defaults: none of its settings from this environment.
 const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, USER: process.env.USER, HOST }
+const serviceEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, ...settings })
 
 async function start (args: string[], env: NodeJS.ProcessEnv, port: number, log: string, callgrind = false): Promise<ChildProcess> {
   const fd = openSync(join(dir, log), 'a')
@@ -109,8 +117,8 @@ if (target === 'front') {
   const shedMs = values['load-shed-ms'] ?? (values.callgrind ? '0' : undefined)
   const shed = shedMs === undefined ? {} : { LOAD_SHED_DELAY_MS: shedMs }
   const database = await prepareSqliteDataset(posts, cli)
-  await start([cli, 'posts-api'], { DATABASE_URL: database, POSTS_PORT: String(postsPort), ...shed }, postsPort, 'posts-api.log')
-  server = await start([cli, 'front'], { API_URL: `http://${HOST}:${postsPort}`, BLOG_PORT: String(port), ...shed }, port, 'front.log', values.callgrind)
+  await start([cli, 'posts-api'], serviceEnv({ DATABASE_URL: database, POSTS_PORT: String(postsPort), ...shed }), postsPort, 'posts-api.log')
+  server = await start([cli, 'front'], serviceEnv({ API_URL: `http://${HOST}:${postsPort}`, BLOG_PORT: String(port), ...shed }), port, 'front.log', values.callgrind)
 } else if (target === 'peer') {
   server = await start(['--import', 'tsx', 'bench/fastify-peer.ts', '--port', String(port)], {}, port, 'peer.log', values.callgrind)
 } else {
