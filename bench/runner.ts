@@ -21,11 +21,16 @@ interface Tiers {
   baseline: Child
   postsApi: Child
   front: Child
+  /** The naive Fastify peer, started where a scenario of the phase is measured against it. */
+  peer?: Child
 }
 
+const PEER_SCRIPT = 'bench/fastify-peer.ts'
+
 /** `logDir`: where the tiers' access logs go (at info, the default: one line per request and tier). */
-async function startTiers (options: Options, store: Store, posts: number, databaseUrl: string, sqliteFile: string, stamp: string, logDir: string): Promise<Tiers> {
-  const [basePort = 0, postsPort = 0, blogPort = 0] = await freePorts(3)
+async function startTiers (options: Options, store: Store, phase: Phase, databaseUrl: string, sqliteFile: string, stamp: string, logDir: string): Promise<Tiers> {
+  const { posts } = phase
+  const [basePort = 0, postsPort = 0, blogPort = 0, peerPort = 0] = await freePorts(4)
   const origin = (port: number): string => `http://${HOST}:${port}`
   const profile = (tier: string): string[] => options.cpuProf
     ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS_DIR, 'profiles')}`, `--cpu-prof-name=${stamp}-${store}-${posts}-${tier}.cpuprofile`]
@@ -43,16 +48,26 @@ async function startTiers (options: Options, store: Store, posts: number, databa
     // within the warm-up.
     const workerCount = options.workers === 'auto' ? availableParallelism() : Number(options.workers)
     if (workerCount > 1) for (const child of started.slice(1)) await waitForChildren(child.pid, workerCount)
+    if (phase.scenarios.some((name) => scenarioOf(name).minPeerRatio !== undefined)) {
+      started.push(await startProcess('peer', ['--import', 'tsx', PEER_SCRIPT, '--port', String(peerPort)], options.serviceEnv({}), origin(peerPort)))
+    }
   } catch (err) {
     for (const child of started) await stopProcess(child)
     throw err
   }
-  const [baseline, postsApi, front] = started as [Child, Child, Child]
-  return { baseline, postsApi, front }
+  const [baseline, postsApi, front, peer] = started as [Child, Child, Child, Child | undefined]
+  return { baseline, postsApi, front, ...(peer === undefined ? {} : { peer }) }
 }
 
-const originOf = (tiers: Tiers, target: Target): string => target === 'baseline' ? tiers.baseline.origin : tiers.front.origin
-const processesOf = (tiers: Tiers, target: Target): Child[] => target === 'baseline' ? [tiers.baseline] : [tiers.postsApi, tiers.front]
+function originOf (tiers: Tiers, target: Target): string {
+  if (target === 'peer') return (tiers.peer ?? tiers.front).origin
+  return target === 'baseline' ? tiers.baseline.origin : tiers.front.origin
+}
+
+function processesOf (tiers: Tiers, target: Target): Child[] {
+  if (target === 'peer') return tiers.peer === undefined ? [] : [tiers.peer]
+  return target === 'baseline' ? [tiers.baseline] : [tiers.postsApi, tiers.front]
+}
 
 /** The ratios mean something only if both answer the same bytes. */
 async function compareBodies (tiers: Tiers, slugs: readonly string[], posts: number, cursors: readonly string[]): Promise<string[]> {
@@ -100,7 +115,8 @@ async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers,
   const result: LoadResult = { kind: 'load', store, scenario: name, posts: phase.posts, dataset: phase.dataset, generator: load.name, figures: {}, checks: {} }
   const runOptions = { connections: options.connections, countStatuses: !largeBodies }
   const runs: Array<{ target: Target, origin: string, sequence: RequestSequence, results: LoadRun[], usage: Usage }> = []
-  for (const target of baselineServes(name) ? TARGETS : ['service' as const]) {
+  const peer: Target[] = scenario.minPeerRatio !== undefined && tiers.peer !== undefined ? ['peer'] : []
+  for (const target of baselineServes(name) ? [...TARGETS, ...peer] : ['service' as const]) {
     const origin = originOf(tiers, target)
     const etags = scenario.etags === true ? await fetchEtags(origin, slugs) : new Map<string, string>()
     if (scenario.etags === true && etags.size < slugs.length) {
@@ -164,7 +180,7 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
   const cursors = phase.scenarios.some((name) => scenarioOf(name).pages === true) ? await pageCursors(store, databaseUrl) : []
   // The access logs of the phase: written as in production, then deleted (gigabytes in a full run).
   const logDir = mkdtempSync(join(tmpdir(), 'blog-bench-logs-'))
-  const tiers = await startTiers(options, store, phase.posts, databaseUrl, sqliteFile, stamp, logDir).catch((err: unknown) => {
+  const tiers = await startTiers(options, store, phase, databaseUrl, sqliteFile, stamp, logDir).catch((err: unknown) => {
     rmSync(logDir, { recursive: true, force: true })
     throw err
   })
@@ -191,7 +207,7 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
       log(`${label}: ${name}: ${summary(result)}`)
     }
   } finally {
-    for (const child of [tiers.front, tiers.postsApi, tiers.baseline]) {
+    for (const child of [tiers.front, tiers.postsApi, tiers.baseline, ...(tiers.peer === undefined ? [] : [tiers.peer])]) {
       const exit = child.exited()
       if (exit !== undefined) report.problems.push(`${label}: ${child.name} ended during the run (${exit}): ${child.output() || 'no output'}`)
       await stopProcess(child)
