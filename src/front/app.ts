@@ -23,7 +23,7 @@ import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstr
 import { capMaxAge } from '../contract/posts-schedule.js'
 import { watchScheduledInstant } from './scheduled-instant.js'
 import { previewIn } from '../contract/preview.js'
-import { BLOG_ROUTE, neighbourLink } from '../contract/neighbours.js'
+import { BLOG_ROUTE, neighbourLink, type Neighbours } from '../contract/neighbours.js'
 import { relayPreview } from './preview-relay.js'
 import type { UpstreamClient } from './upstream/client.js'
 import { CHANGES_PATH } from '../sync/changes-query.js'
@@ -118,6 +118,19 @@ export function buildFrontApp ({
     return await sendRepresentation(request, reply, list.body.representation, cacheControlNow())
   }
 
+  // Made at a held post's first answer and kept with its neighbours (none: '').
+  const links = new WeakMap<Neighbours, string>()
+  function linkTo (neighbours: Neighbours): string {
+    let link = links.get(neighbours)
+    if (link === undefined) {
+      // Our own route; a neighbour whose slug this front would refuse is not linked.
+      const { prev, next } = neighbours
+      link = neighbourLink(BLOG_ROUTE, { ...(prev !== undefined && isValidSlug(prev) ? { prev } : {}), ...(next !== undefined && isValidSlug(next) ? { next } : {}) }) ?? ''
+      links.set(neighbours, link)
+    }
+    return link
+  }
+
   async function getPost (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const { slug } = request.params
     if (!isValidSlug(slug)) return sendProblem(reply, 'invalid-slug', INVALID_SLUG)
@@ -132,10 +145,8 @@ export function buildFrontApp ({
       return sendProblem(reply, 'post-not-found', 'No post has this slug.')
     }
     flagStale(reply, post.stale)
-    // Our own route; a neighbour whose slug this front would refuse is not linked.
-    const { prev, next } = post.body.neighbours ?? {}
-    const link = neighbourLink(BLOG_ROUTE, { ...(prev !== undefined && isValidSlug(prev) ? { prev } : {}), ...(next !== undefined && isValidSlug(next) ? { next } : {}) })
-    if (link !== undefined) reply.header('link', link)
+    const link = post.body.neighbours === undefined ? '' : linkTo(post.body.neighbours)
+    if (link !== '') reply.header('link', link)
     if (tagHeaders !== undefined) reply.headers(tagHeaders.servedPost(slug, post.body.representation))
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
