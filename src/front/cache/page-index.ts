@@ -143,19 +143,22 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
 }
 
 /**
- * Pages of one list shape sent upstream before the front fetches its keyed list: fetching and
- * indexing it costs about as much as this many page calls.
+ * Pages after a cursor of one list shape sent upstream before the front fetches its keyed list:
+ * fetching and indexing it costs about as much as this many page calls. A first page is not
+ * counted: it is one page, held as a copy like any list, which clients that never page (a home
+ * page of the newest posts) ask for again and again.
  */
 export const INDEX_AFTER_CALLS = 256
-/** The most bytes a keyed list may have, whatever the budget (100,000 posts of three short fields take about 14 MB). */
+/** The most bytes a keyed list may have, whatever the budget (100,000 posts of three short fields take about 22 MB). */
 const MAX_KEYED_LIST_BYTES = 32 * 1024 * 1024
 /**
  * The share of CACHE_MAX_MB one keyed list may take: while it is read and indexed it is outside
  * the budget (its chunks, then the whole list), so a build holds up to twice its bytes beyond
- * the budget for a moment; a quarter keeps that within half the budget, and the index held
- * within about a quarter.
+ * the budget for a moment; three eighths keep that within three quarters of the budget, and the
+ * index held within about two fifths. At the default 64 MB, that is 24 MB: the 100,000 posts
+ * above (a quarter, 16 MB, left that list paged upstream).
  */
-const KEYED_LIST_SHARE = 0.25
+const KEYED_LIST_SHARE = 0.375
 /** Shapes whose page calls are counted: clients choose shapes, so the oldest are forgotten. */
 const MAX_COUNTED_SHAPES = 64
 
@@ -166,22 +169,28 @@ export interface PageIndexesOptions {
   /** Where the indexes are held, within the budget of the copies. */
   copies: HeldCopies
   observer?: UpstreamCacheObserver
-  /** Page calls of one shape after which its keyed list is fetched (INDEX_AFTER_CALLS by default). */
+  /** Page calls after a cursor of one shape after which its keyed list is fetched (INDEX_AFTER_CALLS by default). */
   indexAfterCalls?: number
 }
 
 export interface PageIndexes {
   /**
-   * The page of `query` from its shape's keyed list, when one is held and its version is still
-   * current; undefined otherwise (the page goes upstream, and is counted towards fetching one).
+   * The page of `query` (a copy held at `pagePath`) from its shape's keyed list, when one is held
+   * and its version is still current; undefined otherwise (the page goes upstream, and is counted
+   * towards fetching one).
    */
-  page: (query: ListQuery & { limit: number }, requestId: string, wanted?: () => boolean) => Promise<IndexedPage | undefined>
+  page: (query: ListQuery & { limit: number }, pagePath: string, requestId: string, wanted?: () => boolean) => Promise<IndexedPage | undefined>
   /** Keyed lists being fetched or indexed now (at most one). */
   building: () => number
 }
 
 export function createPageIndexes ({ upstream, timed, versions, copies, observer, indexAfterCalls = INDEX_AFTER_CALLS }: PageIndexesOptions): PageIndexes {
-  const pageCalls = new LRUCache<string, number>({ max: MAX_COUNTED_SHAPES })
+  /**
+   * Per shape: its page calls since its keyed list was last fetched, and how many fetch it. That
+   * number doubles each time a fetch holds nothing (a list beyond the budget, an upstream
+   * failure): each costs the post API a whole list, and the next would most likely fail alike.
+   */
+  const pageCalls = new LRUCache<string, { calls: number, fetchAfter: number }>({ max: MAX_COUNTED_SHAPES })
   const maxKeyedListBytes = Math.min(MAX_KEYED_LIST_BYTES, Math.floor(copies.maxBytes * KEYED_LIST_SHARE))
   /** The keyed list being fetched and indexed: one at a time, so that a flood of shapes costs one list's memory. */
   let building: string | undefined
@@ -191,9 +200,10 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
    * meanwhile. Without a posts version (an upstream that sends none, or has no keyed lists) nothing
    * could confirm it, and it is not held.
    */
-  async function fetchIndex (path: string, requestId: string): Promise<void> {
+  async function fetchIndex (path: string, counted: { calls: number, fetchAfter: number }, requestId: string): Promise<void> {
     building = path
-    pageCalls.delete(path)
+    counted.calls = 0
+    counted.fetchAfter *= 2
     try {
       // As a stream, so that only silence bounds it, not a request's budget: a post API flooded
       // with page calls takes seconds to send 100,000 posts, and failing here would count
@@ -209,7 +219,11 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
         return
       }
       const pages = await buildPageIndex(response.stream === undefined ? response.body : await buffer(response.stream))
-      if (pages !== undefined && pages.memoryBytes <= copies.maxBytes / 2) copies.holdIndex(path, pages, version)
+      if (pages !== undefined && pages.memoryBytes <= copies.maxBytes / 2) {
+        copies.holdIndex(path, pages, version)
+        // Held: once it is dropped (the posts changed, or evicted), counted from the start.
+        pageCalls.delete(path)
+      }
     } catch {
       // The upstream failed, or the list is too large to hold: pages are answered upstream.
     } finally {
@@ -219,17 +233,19 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
 
   return {
     building: () => building === undefined ? 0 : 1,
-    async page (query, requestId, wanted) {
+    async page (query, pagePath, requestId, wanted) {
       // No budget, no index.
       if (maxKeyedListBytes === 0) return undefined
       const path = keyedListPath(shapeOf(query))
       const held = copies.index(path)
       if (held === undefined) {
-        const calls = (pageCalls.get(path) ?? 0) + 1
-        pageCalls.set(path, calls)
+        if (query.after === undefined) return undefined
+        const counted = pageCalls.get(path) ?? { calls: 0, fetchAfter: indexAfterCalls }
+        counted.calls++
+        pageCalls.set(path, counted)
         // In the background (fetchIndex never rejects); while another builds, pages go upstream
         // and this shape tries again on its next page.
-        if (calls >= indexAfterCalls && building === undefined) fetchIndex(path, requestId).catch(() => {})
+        if (counted.calls >= counted.fetchAfter && building === undefined) fetchIndex(path, counted, requestId).catch(() => {})
         return undefined
       }
       if (!await versions.confirmed(held, requestId, wanted)) {
@@ -237,8 +253,16 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
         if (copies.index(path) === held) copies.forget(path)
         return undefined
       }
-      const page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
-      if (page === undefined) return undefined
+      // Built once per version and held as the copy an upstream page would have been: joining and
+      // hashing a page of 20 full posts (76 KB) cost four times a held answer, and its compressed
+      // variants were made again for every request. Its label is the index's, just confirmed.
+      const copy = copies.body(pagePath)
+      let page: IndexedPage | undefined = copy?.version?.value === held.version.value && copy.version.upstream === held.version.upstream ? copy : undefined
+      if (page === undefined) {
+        page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
+        if (page === undefined) return undefined
+        copies.holdBody(pagePath, page, page.representation.etag, held.version)
+      }
       observer?.served('hit')
       return page
     }

@@ -164,12 +164,12 @@ export function createUpstreamCache ({
       // relevance order: a counted page, or a search's, is asked for. Nor their renderings: its
       // keyed list would carry every post's HTML (a feed's shape is only ever read from its first
       // page, which is held as a copy like any list).
-      if (limit !== undefined && query.count === undefined && query.q === undefined && query.formats === undefined) {
-        const page = await pageIndexes.page({ ...query, limit }, requestId, wanted)
-        if (page !== undefined) return { kind: 'body', body: page }
-      }
       // Canonical: the same query in any spelling is one copy and one coalesced call.
       const search = canonicalSearch(query)
+      if (limit !== undefined && query.count === undefined && query.q === undefined && query.formats === undefined) {
+        const page = await pageIndexes.page({ ...query, limit }, LIST_PATH + search, requestId, wanted)
+        if (page !== undefined) return { kind: 'body', body: page }
+      }
       const fetched = await answer(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '', counted: query.count !== undefined }, requestId, wanted)
       if (fetched.kind === 'absent') throw new Error('a list is never absent')
       return fetched

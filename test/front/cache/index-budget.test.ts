@@ -77,7 +77,7 @@ test('a flood of list shapes keeps page indexes within the budget, built one at 
   for (let round = 0; round < 12; round++) {
     await Promise.all(Array.from({ length: SHAPES }, async (_, shape) => {
       for (let page = 0; page < INDEX_AFTER; page++) {
-        await cache.list({ limit: 1 + page, fields: ['content', 'slug'], tag: [`tag-${shape}`] }, `r${round}-${shape}-${page}`)
+        await cache.list({ limit: 1 + page, fields: ['content', 'slug'], tag: [`tag-${shape}`], after: { slug: 'p-000' } }, `r${round}-${shape}-${page}`)
         await observe()
       }
     }))
@@ -99,4 +99,34 @@ test('a flood of list shapes keeps page indexes within the budget, built one at 
     if (upstream.state.pageCalls === before + shape - served) served++
   }
   assert.ok(served >= 2 && served < SHAPES, `${served} of ${SHAPES} shapes answered from an index within the budget`)
+})
+
+test('a keyed list too large to hold is asked for again only after twice as many page calls each time', async () => {
+  let keyedCalls = 0
+  const client: UpstreamClient = {
+    get: async (path) => {
+      const headers = { 'posts-version': VERSION }
+      if (path.startsWith(KEYED_LIST_PATH)) {
+        keyedCalls++
+        return { status: 200, headers, body: Buffer.alloc(0), stream: Readable.from([keyedList(path)]), upstream: UPSTREAM }
+      }
+      return { status: 200, headers: { ...headers, etag: '"page"' }, body: Buffer.from('[{"slug":"p-001"}]'), upstream: UPSTREAM }
+    },
+    version: async () => ({ status: 200, version: VERSION }),
+    inRotation: () => 1
+  }
+  // An index of the 20 KB list would be counted for more than half of this budget: never held.
+  const cache = createUpstreamCache({
+    upstream: client, cacheMaxBytes: 32 * 1024, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 1 << 20, indexAfterCalls: INDEX_AFTER
+  })
+  const fetchedAt: number[] = []
+  for (let call = 1; call <= 50; call++) {
+    const before = keyedCalls
+    await cache.list({ limit: 1, after: { slug: 'p-000' } }, `r${call}`)
+    await settle()
+    if (keyedCalls > before) fetchedAt.push(call)
+  }
+  // After 3 page calls, then 6 more, 12 more, 24 more.
+  assert.deepEqual(fetchedAt, [3, 9, 21, 45])
+  assert.equal(cache.held().copies, 1, 'the page alone is held')
 })

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { buildPageIndex } from '../../../src/front/cache/page-index.js'
+import { createProcessMetrics } from '../../../src/ops/metrics.js'
 import { buildPostsApp } from '../../../src/posts-api/app.js'
 import { encodeCursor, nextCursorIn } from '../../../src/contract/list-query.js'
 import type { PostStore } from '../../../src/store/store.js'
@@ -44,7 +45,8 @@ before(async () => {
   await store.checkSchema()
   const config = testConfig()
   posts = await listen(buildPostsApp({ store, logger: postsLog.logger, cacheControl: config.cacheControl, server: config.server }))
-  front = await startFront(new URL(posts.url))
+  // With metrics: the held copies are read from its /metrics.
+  front = await startFront(new URL(posts.url), { metrics: createProcessMetrics() })
 })
 after(async () => {
   await front.app.close()
@@ -70,12 +72,21 @@ async function walk (base: string, route: string, search: string): Promise<PageA
   return pages
 }
 
+/** The query string of the page after the first post of `shape`. */
+async function secondPage (shape: string): Promise<string> {
+  const next = nextCursorIn(String((await get(front.url, `/api/blog?limit=1${shape}`)).headers.link))
+  assert.ok(next != null, `no second page of ${shape}`)
+  return `limit=1${shape}&after=${encodeCursor(next)}`
+}
+
 /**
- * Pages the shape of `fields` (a `&fields=…&tag=…` suffix) often enough for the front to hold its
- * keyed list, then waits until it answers a page nobody asked for without a page call.
+ * Pages the shape of `fields` (a `&fields=…&tag=…` suffix) after a cursor often enough for the
+ * front to hold its keyed list, then waits until it answers a page nobody asked for without a
+ * page call.
  */
 async function indexShape (shape: string): Promise<void> {
-  for (let i = 0; i < CALLS_TO_INDEX; i++) await get(front.url, `/api/blog?limit=1${shape}`)
+  const second = await secondPage(shape)
+  for (let i = 0; i < CALLS_TO_INDEX; i++) await get(front.url, `/api/blog?${second}`)
   for (let limit = 2; limit < 200; limit++) {
     const before = calls(PAGE_CALL)
     await get(front.url, `/api/blog?limit=${limit}${shape}`)
@@ -109,6 +120,26 @@ describe('a shape paged through often is answered from memory', () => {
       }
     })
   }
+
+  test('a page from memory is held once built: asked again, it is that copy (one more copy held, not one per request)', async () => {
+    const shape = '&fields=slug,content'
+    await indexShape(shape)
+    const copies = async (): Promise<number> => {
+      const held = /^blog_read_api_front_cache_copies (\d+)$/m.exec((await get(front.url, '/metrics')).text)?.[1]
+      assert.ok(held !== undefined, 'the front counts its copies')
+      return Number(held)
+    }
+    const held = await copies()
+    const pageCalls = calls(PAGE_CALL)
+    const first = await get(front.url, `/api/blog?limit=5${shape}`, { 'accept-encoding': 'gzip' })
+    assert.equal(await copies(), held + 1)
+    for (let i = 0; i < 3; i++) {
+      const again = await get(front.url, `/api/blog?limit=5${shape}`, { 'accept-encoding': 'gzip' })
+      assert.deepEqual([again.status, again.headers.etag, again.headers.link, again.text], [200, first.headers.etag, first.headers.link, first.text])
+    }
+    assert.equal(await copies(), held + 1)
+    assert.equal(calls(PAGE_CALL), pageCalls, 'no page call upstream')
+  })
 
   test('a change of the posts shows in the next page, which goes upstream again', async () => {
     const shape = '&fields=slug,title'
@@ -144,6 +175,15 @@ describe('a shape paged through often is answered from memory', () => {
     const direct = await get(posts.url, `/api/posts?limit=3${shape}&after=${cursor}`)
     assert.equal(page.status, 200)
     assert.equal(page.text, direct.text)
+  })
+})
+
+describe('when the keyed list is fetched', () => {
+  test('first pages never count: a shape only ever read from its first page is held as a copy, its keyed list never fetched', async () => {
+    const shape = '&fields=slug,published_at'
+    const keyedBefore = calls(KEYED_CALL)
+    for (let i = 0; i < CALLS_TO_INDEX; i++) assert.equal((await get(front.url, `/api/blog?limit=3${shape}`)).status, 200)
+    assert.equal(calls(KEYED_CALL), keyedBefore)
   })
 })
 
