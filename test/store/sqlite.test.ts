@@ -161,4 +161,22 @@ describe('SQLite change tokens', () => {
     assert.notEqual(await a.readChangeToken(), own)
     assert.notEqual(await b.readChangeToken(), other)
   })
+
+  test('the counter table dropped by another connection: each connection falls back to its own token, never an error', async (t) => {
+    const db = await sqliteServer.create()
+    t.after(async () => { await db.drop() })
+    await seedTestStore({ dialect: 'sqlite', filename: db.name })
+    const [a, b] = await readers(db.name)
+    t.after(async () => { await a.close(); await b.close() })
+    const counted = await a.readChangeToken()
+    assert.match(String(counted), /^c-?\d+$/)
+    assert.equal(await a.readChangeToken(), counted, 'nothing committed: the same token')
+    // Its triggers with it, or writes to posts would fail.
+    await db.exec('DROP TABLE blog_read_api_changes; DROP TRIGGER blog_read_api_posts_inserted; DROP TRIGGER blog_read_api_posts_updated; DROP TRIGGER blog_read_api_posts_deleted')
+    const [own, other] = [await a.readChangeToken(), await b.readChangeToken()]
+    assert.match(String(own), /\./)
+    assert.notEqual(own, other)
+    await db.exec("UPDATE posts SET title = 'moved'")
+    assert.notEqual(await a.readChangeToken(), own)
+  })
 })
