@@ -136,7 +136,8 @@ async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers,
     }
   }
   for (const run of runs) result.figures[run.target] = { ...summarise(run.results, expectedStatus), ...run.usage }
-  checkLoad(result)
+  const home = homeOf(name, options.smoke)
+  checkLoad(result, home.dataset === phase.dataset && home.posts === phase.posts)
   return result
 }
 
