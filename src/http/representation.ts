@@ -30,8 +30,12 @@ export interface Representation {
   encoded: (encoding: Encoding) => Promise<Buffer>
 }
 
-export function etagOf (body: Buffer): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`
+/**
+ * The strong ETag of `body`, or of `body` followed by `trailer` (UTF-8) when the answer's tag must
+ * also cover what its headers carry (a next link, neighbours): hashed in turn, never joined.
+ */
+export function etagOf (body: Buffer, trailer = ''): string {
+  return `"${createHash('sha1').update(body).update(trailer).digest('base64url')}"`
 }
 
 /** `etag`: a strong ETag the body already has (the upstream's), to avoid hashing it again. */

@@ -133,7 +133,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
       : (await neighbourIndex(generation)).neighboursOf(slug)
     const link = neighbourLink(POST_ROUTE, neighbours ?? {})
     // A neighbour that changes leaves the body as it was: the validator covers the links too.
-    return link === undefined ? { representation: createRepresentation(body) } : { representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${link}`)]))), link }
+    return link === undefined ? { representation: createRepresentation(body) } : { representation: createRepresentation(body, etagOf(body, `\n${link}`)), link }
   }
 
   async function buildList (query: ListQuery, token: string | undefined): Promise<ListBody> {
@@ -156,7 +156,7 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     if (next === undefined) return { kind: 'whole', representation: createRepresentation(body) }
     // The Link header is part of what a validator vouches for: a post added after the last one
     // leaves the body as it was, but a `next` link appears.
-    return { kind: 'whole', representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${encodeCursor(next)}`)]))), next }
+    return { kind: 'whole', representation: createRepresentation(body, etagOf(body, `\n${encodeCursor(next)}`)), next }
   }
 
   return {

@@ -113,5 +113,5 @@ export function createSearchPages ({ store, matches, language, plainText = (_col
 
 /** A search page's representation: its validator covers the next link, as a list page's does. */
 export function searchRepresentation ({ body, next }: SearchPage): Representation {
-  return next === undefined ? createRepresentation(body) : createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${encodeCursor(next)}`)])))
+  return next === undefined ? createRepresentation(body) : createRepresentation(body, etagOf(body, `\n${encodeCursor(next)}`))
 }

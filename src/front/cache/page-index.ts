@@ -137,7 +137,7 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
       const cursor = cursorAt(end - 1)
       const next = decodeCursor(cursor)
       if (next === undefined) return undefined
-      return { representation: createRepresentation(body, etagOf(Buffer.concat([body, Buffer.from(`\n${cursor}`)]))), empty: false, next }
+      return { representation: createRepresentation(body, etagOf(body, `\n${cursor}`)), empty: false, next }
     }
   }
 }
@@ -161,6 +161,8 @@ const MAX_KEYED_LIST_BYTES = 32 * 1024 * 1024
 const KEYED_LIST_SHARE = 0.375
 /** Shapes whose page calls are counted: clients choose shapes, so the oldest are forgotten. */
 const MAX_COUNTED_SHAPES = 64
+/** Pages built once and not held yet, by path (a few MB of strings at most): forgotten all at once past this many. */
+const MAX_PAGES_BUILT_ONCE = 10_000
 
 export interface PageIndexesOptions {
   upstream: UpstreamClient
@@ -192,6 +194,7 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
    */
   const pageCalls = new LRUCache<string, { calls: number, fetchAfter: number }>({ max: MAX_COUNTED_SHAPES })
   const maxKeyedListBytes = Math.min(MAX_KEYED_LIST_BYTES, Math.floor(copies.maxBytes * KEYED_LIST_SHARE))
+  const builtOnce = new Set<string>()
   /** The keyed list being fetched and indexed: one at a time, so that a flood of shapes costs one list's memory. */
   let building: string | undefined
 
@@ -253,15 +256,22 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
         if (copies.index(path) === held) copies.forget(path)
         return undefined
       }
-      // Built once per version and held as the copy an upstream page would have been: joining and
+      // A page asked for again is held as the copy an upstream page would have been: joining and
       // hashing a page of 20 full posts (76 KB) cost four times a held answer, and its compressed
-      // variants were made again for every request. Its label is the index's, just confirmed.
+      // variants were made again for every request. Its label is the index's, just confirmed. A
+      // page after a random cursor is nearly always asked for once: holding each would only churn
+      // the copies, and the collector with them.
       const copy = copies.body(pagePath)
       let page: IndexedPage | undefined = copy?.version?.value === held.version.value && copy.version.upstream === held.version.upstream ? copy : undefined
       if (page === undefined) {
         page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
         if (page === undefined) return undefined
-        copies.holdBody(pagePath, page, page.representation.etag, held.version)
+        if (builtOnce.delete(pagePath)) {
+          copies.holdBody(pagePath, page, page.representation.etag, held.version)
+        } else {
+          if (builtOnce.size >= MAX_PAGES_BUILT_ONCE) builtOnce.clear()
+          builtOnce.add(pagePath)
+        }
       }
       observer?.served('hit')
       return page
