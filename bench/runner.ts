@@ -42,8 +42,11 @@ async function startTiers (options: Options, store: Store, phase: Phase, databas
     const workers = options.workers
     started.push(await startProcess('posts-api', [...profile('posts-api'), options.cli, 'posts-api'],
       options.serviceEnv({ DATABASE_URL: databaseUrl, POSTS_PORT: String(postsPort), WORKERS: workers }), origin(postsPort), join(logDir, 'posts-api.log')))
+    // A scenario's own settings, unless --set gives them.
+    const settings = Object.fromEntries(phase.scenarios.flatMap((name) => Object.entries(scenarioOf(name).settings ?? {}))
+      .filter(([name]) => options.overrides[name] === undefined))
     started.push(await startProcess('front', [...profile('front'), options.cli, 'front'],
-      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort), WORKERS: workers, SITE_URL }), origin(blogPort), join(logDir, 'front.log')))
+      options.serviceEnv({ API_URL: origin(postsPort), BLOG_PORT: String(blogPort), WORKERS: workers, SITE_URL, ...settings }), origin(blogPort), join(logDir, 'front.log')))
     // A tier answers once its first worker listens; the others are forked by then and listen
     // within the warm-up.
     const workerCount = options.workers === 'auto' ? availableParallelism() : Number(options.workers)

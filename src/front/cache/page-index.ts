@@ -154,11 +154,11 @@ const MAX_KEYED_LIST_BYTES = 32 * 1024 * 1024
 /**
  * The share of CACHE_MAX_MB one keyed list may take: while it is read and indexed it is outside
  * the budget (its chunks, then the whole list), so a build holds up to twice its bytes beyond
- * the budget for a moment; three eighths keep that within three quarters of the budget, and the
- * index held within about two fifths. At the default 64 MB, that is 24 MB: the 100,000 posts
- * above (a quarter, 16 MB, left that list paged upstream).
+ * the budget for a moment; a quarter keeps that within half the budget, and the index held
+ * within about a quarter. (Three eighths, which would hold the 100,000 posts above at the
+ * default 64 MB, took the front past 400 MB in one of two runs of `npm run bench:flood`.)
  */
-const KEYED_LIST_SHARE = 0.375
+const KEYED_LIST_SHARE = 0.25
 /** Shapes whose page calls are counted: clients choose shapes, so the oldest are forgotten. */
 const MAX_COUNTED_SHAPES = 64
 /** Pages built once and not held yet, by path (a few MB of strings at most): forgotten all at once past this many. */
