@@ -160,12 +160,12 @@ export function createUpstreamCache ({
     indexing: () => pageIndexes.building(),
     async list (query, requestId, wanted) {
       const { limit } = query
+      // Canonical: the same query in any spelling is one copy and one coalesced call.
+      const search = canonicalSearch(query)
       // A page index holds the posts of a shape in list order, not their count nor a search's
       // relevance order: a counted page, or a search's, is asked for. Nor their renderings: its
       // keyed list would carry every post's HTML (a feed's shape is only ever read from its first
       // page, which is held as a copy like any list).
-      // Canonical: the same query in any spelling is one copy and one coalesced call.
-      const search = canonicalSearch(query)
       if (limit !== undefined && query.count === undefined && query.q === undefined && query.formats === undefined) {
         const page = await pageIndexes.page({ ...query, limit }, LIST_PATH + search, requestId, wanted)
         if (page !== undefined) return { kind: 'body', body: page }
