@@ -162,21 +162,32 @@ test('under load shedding, the API answers 503 overloaded and the probes and scr
   }
 })
 
-test('while shutting down, /readyz on a kept-alive connection is 503 shutting-down', async () => {
+/**
+ * Node 26 counts a connection whose request head is not complete as idle, so that `close()`
+ * drops it at once, without an answer; Node 22 and 24 keep it open until the head is complete.
+ */
+const DROPS_UNFINISHED_HEADS_AT_CLOSE = Number(process.versions.node.split('.')[0]) >= 26
+
+test('while shutting down, /readyz on a kept-alive connection is 503 shutting-down (Node 26: the connection is closed unanswered)', async () => {
   const running = await listen(buildPostsApp({ store: createCountingStore([]), logger: silentLogger, cacheControl: 'no-cache', server: testConfig().server }))
   const accepted = once(running.app.server, 'connection')
   const socket = connect(running.port, '127.0.0.1')
+  const socketClosed = once(socket, 'close')
   try {
     let received = ''
     socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1') })
-    // A request under way (its head not yet complete) keeps its connection open through close().
+    // A request under way (its head not yet complete) when the server is asked to close.
     socket.write('GET /readyz HTTP/1.1\r\nHost: blog.example\r\n')
     await accepted
     const closed = running.app.close()
     await pollUntil('the server closing', () => !running.app.server.listening)
-    socket.end('\r\n')
-    await once(socket, 'close')
+    if (!socket.destroyed) socket.end('\r\n')
+    await socketClosed
     await closed
+    if (DROPS_UNFINISHED_HEADS_AT_CLOSE) {
+      assert.equal(received, '', 'no answer, not even a partial one')
+      return
+    }
     assert.match(received, /^HTTP\/1\.1 503 /)
     assert.match(received, /"type":"urn:blog-read-api:problem:shutting-down"/)
     assert.match(received, /\r\nconnection: close\r\n/i)
