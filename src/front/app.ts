@@ -26,6 +26,7 @@ import { previewIn } from '../contract/preview.js'
 import { BLOG_ROUTE, neighbourLink, type Neighbours } from '../contract/neighbours.js'
 import { relayPreview } from './preview-relay.js'
 import type { UpstreamClient } from './upstream/client.js'
+import { createHeldLane, LIST_ROUTE, POST_ROUTE_PATTERN } from './held-lane.js'
 import { CHANGES_PATH } from '../sync/changes-query.js'
 import { registerChangesRelay } from './changes-relay.js'
 import type { Timers } from '../sync/timers.js'
@@ -46,6 +47,11 @@ export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperatio
   sitemapPageSize?: number
   /** The change stream's heartbeats and upstream retries (tests move them by hand). */
   syncTimers?: Timers
+  /**
+   * Answer the commonest requests below the framework (held-lane.ts), the default; false: every
+   * request through the framework, which answers alike (the tests compare the two).
+   */
+  fastLane?: boolean
 }
 
 /** Why a list is empty: the filter that matched nothing, or no posts at all. */
@@ -59,17 +65,18 @@ const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and d
 
 export function buildFrontApp ({
   upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
-  metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, cacheTagHeaders, syncTimers
+  metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, cacheTagHeaders, syncTimers, fastLane = true
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
   const operations = { ready: ready ?? createUpstreamReadiness(upstream), metrics: metricsRoute ? metrics : undefined }
   const app = buildHttpApp({
     ...server,
     logger,
-    routes: ['/api/blog', '/api/blog/:slug', FRONT_TAGS_PATH, CHANGES_PATH, ...FEED_PATHS, SITEMAP_PATH, SITEMAP_PAGE_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
+    routes: [LIST_ROUTE, POST_ROUTE_PATTERN, FRONT_TAGS_PATH, CHANGES_PATH, ...FEED_PATHS, SITEMAP_PATH, SITEMAP_PAGE_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins,
     operationalRoutes: operationalPaths(operations),
-    requestMetrics: metrics?.requests('front')
+    requestMetrics: metrics?.requests('front'),
+    lane: fastLane ? (exchange) => held.lane(exchange) : undefined
   })
   const isValidSlug = createSlugValidator(slugPattern)
   const sources = { inRotation: () => upstream.inRotation(), held: () => cache.held() }
@@ -89,7 +96,7 @@ export function buildFrontApp ({
 
   /** Our own link to the next page, on our own route: only the upstream's cursor is taken from its answer. */
   function linkNext (reply: FastifyReply, query: ListQuery, next: SortKey | undefined): void {
-    if (next !== undefined) reply.header('link', nextLink('/api/blog', query, next))
+    if (next !== undefined) reply.header('link', nextLink(LIST_ROUTE, query, next))
   }
 
   async function relayList (request: FastifyRequest, reply: FastifyReply, { stream, etag }: Extract<ListOutcome, { kind: 'stream' }>): Promise<FastifyReply> {
@@ -103,7 +110,7 @@ export function buildFrontApp ({
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // A malformed parameter is a 400 here, before any upstream call.
     const query = parseListQuery(request.url)
-    const list = await cache.list(query, request.id, () => answerable(request))
+    const list = await (held.handedList(request.raw) ?? cache.list(query, request.id, () => answerable(request)))
     if (list.kind === 'stream') {
       if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query))
       if (list.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(list.total))
@@ -139,7 +146,7 @@ export function buildFrontApp ({
     // Named like any answer about this slug, so that a refused token's 404 is the very 404 of a missing post.
     if (token !== undefined && tagHeaders !== undefined) reply.headers(tagHeaders.post(slug))
     if (token !== undefined) return await relayPreview(upstream, request, reply, { slug, query, token, maxBytes: maxPostBytes })
-    const post = await cache.post(slug, query, request.id, () => answerable(request))
+    const post = await (held.handedPost(request.raw) ?? cache.post(slug, query, request.id, () => answerable(request)))
     if (post.kind === 'absent') {
       if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug))
       return sendProblem(reply, 'post-not-found', 'No post has this slug.')
@@ -150,6 +157,9 @@ export function buildFrontApp ({
     if (tagHeaders !== undefined) reply.headers(tagHeaders.servedPost(slug, post.body.representation))
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
+
+  // The commonest answers of the two routes above, written below the framework.
+  const held = createHeldLane({ cache, isValidSlug, invalidSlugDetail: INVALID_SLUG, tagHeaders, cacheControlNow, linkTo })
 
   async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const tags = await cache.tags(request.id, () => answerable(request))
@@ -162,8 +172,8 @@ export function buildFrontApp ({
   const schemas = frontRouteSchemas(slugPattern)
   // Declared in a plugin, so that the docs plugin registered above, once loaded, records them.
   app.register(async (api) => {
-    api.get('/api/blog', { schema: schemas.list }, listPosts)
-    api.get('/api/blog/:slug', { schema: schemas.post }, getPost)
+    api.get(LIST_ROUTE, { schema: schemas.list }, listPosts)
+    api.get(POST_ROUTE_PATTERN, { schema: schemas.post }, getPost)
     api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
     registerFeedRoutes(api, { cache, feeds, cacheControl, sitemapPageSize, tagHeaders })
     registerChangesRelay(api, { upstream, logger, maxBytes: maxListBytes, streamAbove: listBufferLimit, schema: schemas.changes, timers: syncTimers })

@@ -2,7 +2,7 @@
 // raise, 404/405 before the content, request ids, one access-log line per request, security and
 // CORS headers, time-outs. Below the framework, src/http/edge.ts gates every request and
 // src/http/refusals.ts writes what is refused there.
-import { METHODS } from 'node:http'
+import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http'
 import underPressure from '@fastify/under-pressure'
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
@@ -11,6 +11,7 @@ import type { ServerOptions } from '../config.js'
 import { createAccessLog } from './access-log.js'
 import { ALLOWED_METHODS, requestId, SECURITY_HEADERS } from './answer-headers.js'
 import { createCors } from './cors.js'
+import { createLaneKit, LaneExchange, type Lane } from './fast-lane.js'
 import { carriesBody, edgeServerFactory, MAX_HEAD_BYTES, unmetExpectation } from './edge.js'
 import { createRefusals } from './refusals.js'
 import type { RequestMetrics } from '../ops/metrics.js'
@@ -29,6 +30,8 @@ export interface HttpAppOptions extends ServerOptions {
   operationalRoutes?: readonly string[]
   /** Observes every answered request but the operational ones; undefined: no request metrics. */
   requestMetrics?: RequestMetrics
+  /** Takes the commonest requests of the tier's hottest routes below the framework (src/http/fast-lane.ts). */
+  lane?: Lane
 }
 
 /**
@@ -72,17 +75,21 @@ function notFound (request: FastifyRequest, reply: FastifyReply): void {
   sendProblem(reply, 'not-found', `No route answers ${request.method} at this path.`)
 }
 
-export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins, operationalRoutes = [], requestMetrics }: HttpAppOptions): FastifyInstance {
+export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsOrigins, operationalRoutes = [], requestMetrics, lane }: HttpAppOptions): FastifyInstance {
   const { headersMs, requestMs, keepAliveMs } = timeouts
   const cors = createCors(corsOrigins)
   const refusals = createRefusals({ logger, cors })
+  const edge = edgeServerFactory({ refuse: refusals.refuse, refuseConnect: refusals.refuseConnect, shuttingDown: () => closing })
   let closing = false
   // One access line per request, at info (not written at all below it); probes and scrapes at debug.
   const accessLog = createAccessLog(logger, 'info')
   const operationalAccessLog = accessLog === undefined ? undefined : createAccessLog(logger, 'debug')
+  // Requests a lane gave to the framework: their id and their time run from when the lane took them.
+  const handedOver = new WeakMap<IncomingMessage, LaneExchange>()
+  const elapsedMs = (request: FastifyRequest, reply: FastifyReply): number => handedOver.get(request.raw)?.elapsedMs() ?? reply.elapsedTime
   function logAnswered (request: FastifyRequest, reply: FastifyReply, operational = false): void {
     (operational ? operationalAccessLog : accessLog)?.({
-      reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100
+      reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(elapsedMs(request, reply) * 100) / 100
     })
   }
 
@@ -103,7 +110,36 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
       sendProblem(reply, 'bad-request', 'The request path is not valid percent-encoded UTF-8.')
     }
     logAnswered(request, reply)
-    requestMetrics?.observe(undefined, request.method, reply.statusCode, reply.elapsedTime)
+    requestMetrics?.observe(undefined, request.method, reply.statusCode, elapsedMs(request, reply))
+  }
+
+  /** Fastify's handler, behind `lane` for the requests a lane may take. */
+  function laneFirst (handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+    if (lane === undefined) return handler
+    const kit = createLaneKit(cors, {
+      answered (exchange, route, status) {
+        const { id, req } = exchange
+        const ms = exchange.elapsedMs()
+        accessLog?.({ reqId: id, method: req.method as string, url: req.url as string, status, ms: Math.round(ms * 100) / 100 })
+        requestMetrics?.observe(route, req.method as string, status, ms)
+      },
+      left ({ id, req }) {
+        if (accessLog !== undefined) logger.info({ reqId: id, method: req.method, url: req.url, aborted: true }, 'request')
+      },
+      handOver (exchange) {
+        handedOver.set(exchange.req, exchange)
+        handler(exchange.req, exchange.res)
+      }
+    })
+    return (req, res) => {
+      const { method, headers } = req
+      // Load shedding (@fastify/under-pressure) sheds the lane's requests too.
+      // A GET only: HEAD, rare, keeps the framework's way of sending no body.
+      if (method === 'GET' && !closing && headers.expect === undefined && !carriesBody(headers) &&
+        (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() !== true &&
+        lane(new LaneExchange(req, res, requestId(headers), kit))) return
+      handler(req, res)
+    }
   }
 
   const app = Fastify({
@@ -111,10 +147,10 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
     // One access line per request (below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
-    genReqId: (req) => requestId(req.headers),
+    genReqId: (req) => handedOver.get(req)?.id ?? requestId(req.headers),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
-    serverFactory: edgeServerFactory({ refuse: refusals.refuse, refuseConnect: refusals.refuseConnect, shuttingDown: () => closing }),
+    serverFactory: (handler, options) => edge(laneFirst(handler), options),
     clientErrorHandler: refusals.onClientError,
     bodyLimit: BODY_LIMIT_BYTES,
     keepAliveTimeout: keepAliveMs,
@@ -181,7 +217,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
       const { url: route, config } = request.routeOptions
       const operational = config.operational === true
       if (logsRequests) logAnswered(request, reply, operational)
-      if (!operational) requestMetrics?.observe(route, request.method, reply.statusCode, reply.elapsedTime)
+      if (!operational) requestMetrics?.observe(route, request.method, reply.statusCode, elapsedMs(request, reply))
       done()
     })
   }

@@ -11,7 +11,7 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 /** Below this, compression costs more than it saves. */
 export const MIN_COMPRESSED_BYTES = 1024
 
-type Encoding = 'br' | 'gzip'
+export type Encoding = 'br' | 'gzip'
 const SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz' }
 
 const compressors: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
@@ -53,6 +53,11 @@ export function createRepresentation (body: Buffer, etag = etagOf(body)): Repres
       return variant
     }
   }
+}
+
+/** The strong ETag of `encoding`'s variant of the body tagged `etag`. */
+export function variantEtag (etag: string, encoding: Encoding): string {
+  return `${etag.slice(0, -1)}${SUFFIX[encoding]}"`
 }
 
 /** Bytes a cache counts a held body for: room for the compressed variants made beside it. */
@@ -134,7 +139,7 @@ export async function sendRepresentation (
     if (encoding === undefined) return reply.send(representation.body)
     const body = await representation.encoded(encoding)
     return reply
-      .header('etag', `${representation.etag.slice(0, -1)}${SUFFIX[encoding]}"`)
+      .header('etag', variantEtag(representation.etag, encoding))
       .header('content-encoding', encoding)
       .send(body)
   })

@@ -1,0 +1,128 @@
+// The front's fast lane (src/http/fast-lane.ts): the refused slug, the missing post, and a post
+// or a list whose copy is held and current, answered below the framework. Every other outcome
+// (a copy served stale, a list relayed as a stream, an empty list, an error) is handed to the
+// routes of app.ts together with the outcome itself, so that nothing is asked upstream twice.
+import type { IncomingMessage } from 'node:http'
+import type { LaneExchange, Lane, HeaderList } from '../http/fast-lane.js'
+import { nextLink, parseListQuery, TOTAL_COUNT_HEADER, type ListQuery } from '../contract/list-query.js'
+import { BLOG_ROUTE, type Neighbours } from '../contract/neighbours.js'
+import { SLUG_MAX_LENGTH } from '../contract/slug.js'
+import { AbandonedCallError } from '../lib/coalescer.js'
+import type { CacheTagHeaders, TagHeaders } from '../sync/cache-tag-headers.js'
+import type { ListOutcome, PostOutcome, UpstreamCache } from './cache/upstream-cache.js'
+
+/** The routes, as the framework names them (the metrics' labels). */
+export const LIST_ROUTE = '/api/blog'
+export const POST_ROUTE_PATTERN = '/api/blog/:slug'
+
+/**
+ * Path segments the lane reads as a slug as they are. A segment with anything else (percent-encoding,
+ * which the router decodes; `;`, which it may treat as a delimiter) goes to the router, whose
+ * reading then decides.
+ */
+const PLAIN_SEGMENT = new RegExp(`^[\\w.~-]{1,${SLUG_MAX_LENGTH}}$`)
+
+export interface HeldLaneOptions {
+  cache: UpstreamCache
+  isValidSlug: (slug: string) => boolean
+  /** The detail of the 400 of a slug `isValidSlug` refuses. */
+  invalidSlugDetail: string
+  tagHeaders: CacheTagHeaders | undefined
+  /** `Cache-Control` of an answer sent now. */
+  cacheControlNow: () => string
+  /** The `Link` header of a post with `neighbours` ('' for none). */
+  linkTo: (neighbours: Neighbours) => string
+}
+
+export interface HeldLane {
+  lane: Lane
+  /** What the lane got for a post it handed over (undefined: it did not take the request). */
+  handedPost: (req: IncomingMessage) => Promise<PostOutcome> | undefined
+  /** What the lane got for a list it handed over. */
+  handedList: (req: IncomingMessage) => Promise<ListOutcome> | undefined
+}
+
+export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHeaders, cacheControlNow, linkTo }: HeldLaneOptions): HeldLane {
+  const posts = new WeakMap<IncomingMessage, Promise<PostOutcome>>()
+  const lists = new WeakMap<IncomingMessage, Promise<ListOutcome>>()
+  // Each held tag-header object as a header list, made once.
+  const tagLists = new WeakMap<TagHeaders, HeaderList>()
+  function tagList (headers: TagHeaders): HeaderList {
+    let list = tagLists.get(headers)
+    // Lower-cased, as the framework sends header names.
+    if (list === undefined) tagLists.set(headers, list = Object.entries(headers).flatMap(([name, value]) => [name.toLowerCase(), value]))
+    return list
+  }
+
+  /** Waits for `pending`, then answers with `answer` or, when that declines (false), hands over. */
+  function settle<T> (exchange: LaneExchange, pending: Promise<T>, handed: WeakMap<IncomingMessage, Promise<T>>, answer: (outcome: T) => boolean | Promise<void>): void {
+    const handOver = (): void => {
+      handed.set(exchange.req, pending)
+      exchange.handOver()
+    }
+    exchange.untilAnswered()
+    pending.then(async (outcome) => {
+      // Its client left (the line saying so is written when it does).
+      if (!exchange.answerable()) return
+      const answered = answer(outcome)
+      if (answered === false) handOver()
+      else if (answered !== true) await answered
+    }, (err: unknown) => {
+      // AbandonedCallError: its client left, and nobody else waited for that work.
+      if (!(err instanceof AbandonedCallError)) handOver()
+    }).catch(handOver)
+  }
+
+  function post (exchange: LaneExchange, slug: string): boolean {
+    if (!PLAIN_SEGMENT.test(slug)) return false
+    if (!isValidSlug(slug)) {
+      exchange.problem(POST_ROUTE_PATTERN, 'invalid-slug', invalidSlugDetail)
+      return true
+    }
+    settle(exchange, cache.post(slug, {}, exchange.id, () => exchange.answerable()), posts, (outcome) => {
+      if (outcome.kind === 'absent') {
+        exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', 'No post has this slug.', tagHeaders === undefined ? [] : tagList(tagHeaders.post(slug)))
+        return true
+      }
+      if (outcome.stale !== undefined) return false
+      const { representation, neighbours } = outcome.body
+      const link = neighbours === undefined ? '' : linkTo(neighbours)
+      const headers = link === '' ? [] : ['link', link]
+      if (tagHeaders !== undefined) headers.push(...tagList(tagHeaders.servedPost(slug, representation)))
+      return exchange.representation(POST_ROUTE_PATTERN, representation, cacheControlNow(), headers)
+    })
+    return true
+  }
+
+  function list (exchange: LaneExchange, url: string): boolean {
+    let query: ListQuery
+    try {
+      query = parseListQuery(url)
+    } catch {
+      // Refused by the route, with its problem.
+      return false
+    }
+    settle(exchange, cache.list(query, exchange.id, () => exchange.answerable()), lists, (outcome) => {
+      if (outcome.kind !== 'body' || outcome.stale !== undefined || outcome.body.empty) return false
+      const { representation, total, next } = outcome.body
+      const headers = tagHeaders === undefined ? [] : [...tagList(tagHeaders.list(query, representation))]
+      if (total !== undefined) headers.push(TOTAL_COUNT_HEADER, String(total))
+      if (next !== undefined) headers.push('link', nextLink(LIST_ROUTE, query, next))
+      return exchange.representation(LIST_ROUTE, representation, cacheControlNow(), headers)
+    })
+    return true
+  }
+
+  return {
+    lane (exchange) {
+      const url = exchange.req.url as string
+      if (!url.startsWith(LIST_ROUTE)) return false
+      if (url.length === LIST_ROUTE.length || url.charCodeAt(LIST_ROUTE.length) === 0x3f /* ? */) return list(exchange, url)
+      // A post without query parameters (with them: fields, formats, a preview, for the route).
+      if (url.startsWith(BLOG_ROUTE) && !url.includes('?', BLOG_ROUTE.length)) return post(exchange, url.slice(BLOG_ROUTE.length))
+      return false
+    },
+    handedPost: (req) => posts.get(req),
+    handedList: (req) => lists.get(req)
+  }
+}

@@ -1,0 +1,131 @@
+// Answers written below the framework. Fastify's routing, hooks and reply cost about a third of
+// the CPU of a held answer: a tier may take the commonest requests of its hottest routes here
+// and write their answers on Node's response itself, with the headers, access line and metrics
+// the framework's path gives them (src/http/app.ts). Anything else, and any outcome a lane does
+// not write itself, goes to the framework, which answers it as if the lane were not there.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { problemBody, PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemKind } from '../contract/problems.js'
+import { SECURITY_HEADERS } from './answer-headers.js'
+import type { Cors } from './cors.js'
+import { MIN_COMPRESSED_BYTES, chooseEncoding, ifNoneMatchHolds, variantEtag, JSON_CONTENT_TYPE, type Representation } from './representation.js'
+
+/** Header names and values, one after the other, as Node's `writeHead` takes them. */
+export type HeaderList = readonly string[]
+
+/** What the lane's tier gives each exchange: what every answer carries, and where it is counted. */
+export interface LaneKit {
+  /** The headers of every answer to `exchange` (security, request id, CORS for its origin), and its `Vary`, if any. */
+  headersFor: (exchange: LaneExchange) => { headers: HeaderList, vary: string | undefined }
+  /** The access line and the metrics of an answered request. */
+  answered: (exchange: LaneExchange, route: string, status: number) => void
+  /** The access line of a request whose client left before its answer. */
+  left: (exchange: LaneExchange) => void
+  /** Gives the request to the framework, which answers it (the lane's own work is handed with it by the tier). */
+  handOver: (exchange: LaneExchange) => void
+}
+
+/**
+ * Takes a request (true: it is answered through `exchange`) or leaves it to the framework
+ * (false, before doing any work for it). Asked only for a GET without a body or an expectation,
+ * outside shutdown and load shedding.
+ */
+export type Lane = (exchange: LaneExchange) => boolean
+
+/** One request taken by a lane. */
+export class LaneExchange {
+  readonly start = performance.now()
+  /** Given to the framework, which then writes its lines itself. */
+  private handed = false
+
+  constructor (
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    /** The request id (the client's X-Request-Id when acceptable), as the framework would give it. */
+    readonly id: string,
+    private readonly kit: LaneKit
+  ) {}
+
+  /** Its client is still connected: the answer can be written. */
+  answerable (): boolean {
+    return this.req.socket.destroyed !== true
+  }
+
+  /**
+   * Called before the lane waits for anything: a client that leaves before its answer is written
+   * gets its access line saying so when it leaves (as the framework's path writes it).
+   */
+  untilAnswered (): void {
+    this.req.once('close', () => {
+      if (!this.res.writableEnded && !this.handed) this.kit.left(this)
+    })
+  }
+
+  /** Milliseconds since the request was taken. */
+  elapsedMs (): number {
+    return performance.now() - this.start
+  }
+
+  /**
+   * Sends `representation` as the framework's path does: 304 when the client's copy is current,
+   * else in the best encoding, with `Cache-Control`, `ETag` and `Vary: Accept-Encoding` after
+   * the tier's own `headers`.
+   */
+  async representation (route: string, representation: Representation, cacheControl: string, headers: HeaderList = []): Promise<void> {
+    const { headers: base, vary } = this.kit.headersFor(this)
+    const common = [...base, ...headers, 'vary', vary === undefined ? 'Accept-Encoding' : `${vary}, Accept-Encoding`, 'cache-control', cacheControl]
+    const { etag, body } = representation
+    if (ifNoneMatchHolds(this.req.headers['if-none-match'], etag)) {
+      common.push('etag', etag)
+      return this.write(route, 304, common)
+    }
+    const encoding = body.length >= MIN_COMPRESSED_BYTES ? chooseEncoding(this.req.headers['accept-encoding']) : undefined
+    if (encoding === undefined) {
+      common.push('etag', etag, 'content-type', JSON_CONTENT_TYPE)
+      return this.write(route, 200, common, body)
+    }
+    const encoded = await representation.encoded(encoding)
+    if (!this.answerable()) return
+    common.push('etag', variantEtag(etag, encoding), 'content-type', JSON_CONTENT_TYPE, 'content-encoding', encoding)
+    this.write(route, 200, common, encoded)
+  }
+
+  /** Sends the problem `kind` (never stored), after the tier's own `headers`. */
+  problem (route: string, kind: ProblemKind, detail: string, headers: HeaderList = []): void {
+    const { headers: base, vary } = this.kit.headersFor(this)
+    const all = [...base, ...headers, 'content-type', PROBLEM_CONTENT_TYPE, 'cache-control', 'no-store']
+    if (vary !== undefined) all.push('vary', vary)
+    this.write(route, PROBLEMS[kind].status, all, problemBody(kind, detail))
+  }
+
+  /** The framework answers this request after all. */
+  handOver (): void {
+    this.handed = true
+    this.kit.handOver(this)
+  }
+
+  private write (route: string, status: number, headers: string[], body?: Buffer): void {
+    if (body !== undefined) headers.push('content-length', String(body.length))
+    this.res.writeHead(status, headers).end(body)
+    this.kit.answered(this, route, status)
+  }
+}
+
+const SECURITY_LIST: HeaderList = Object.entries(SECURITY_HEADERS).flat()
+
+/** The kit of a tier whose answers carry `cors` (undefined: none), and what the tier does with each exchange. */
+export function createLaneKit (cors: Cors | undefined, on: Omit<LaneKit, 'headersFor'>): LaneKit {
+  return {
+    ...on,
+    headersFor ({ id, req }) {
+      const headers = [...SECURITY_LIST, 'x-request-id', id]
+      if (cors === undefined) return { headers, vary: undefined }
+      let vary: string | undefined
+      for (const [name, value] of Object.entries(cors.headersFor(req.headers.origin))) {
+        if (name === 'vary') vary = value
+        else headers.push(name, value)
+      }
+      return { headers, vary }
+    }
+  }
+}
