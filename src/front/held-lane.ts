@@ -70,7 +70,11 @@ export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHead
     }, (err: unknown) => {
       // AbandonedCallError: its client left, and nobody else waited for that work.
       if (!(err instanceof AbandonedCallError)) handOver()
-    }).catch(handOver)
+    }).catch(() => {
+      // A defect while answering: the framework answers, unless the answer had begun.
+      if (exchange.res.headersSent) exchange.res.destroy()
+      else handOver()
+    })
   }
 
   function post (exchange: LaneExchange, slug: string): boolean {

@@ -131,13 +131,23 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
         handler(exchange.req, exchange.res)
       }
     })
+    /** Whether the lane took the request; a defect in it leaves the request to the framework, logged. */
+    function tryLane (exchange: LaneExchange): boolean {
+      try {
+        return (lane as Lane)(exchange)
+      } catch (err) {
+        logger.error({ err, reqId: exchange.id }, 'the fast lane failed on a request; the framework answers it')
+        if (exchange.res.headersSent) return true
+        handedOver.set(exchange.req, exchange)
+        return false
+      }
+    }
     return (req, res) => {
       const { method, headers } = req
       // Load shedding (@fastify/under-pressure) sheds the lane's requests too.
       // A GET only: HEAD, rare, keeps the framework's way of sending no body.
       if (method === 'GET' && !closing && headers.expect === undefined && !carriesBody(headers) &&
-        (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() !== true &&
-        lane(new LaneExchange(req, res, requestId(headers), kit))) return
+        (app as { isUnderPressure?: () => boolean }).isUnderPressure?.() !== true && tryLane(new LaneExchange(req, res, requestId(headers), kit))) return
       handler(req, res)
     }
   }

@@ -8,7 +8,9 @@ import { ProblemError } from '../../src/contract/problems.js'
 import { testConfig } from '../helpers/config.js'
 import { fromInject } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
-import { silentLogger } from '../helpers/tiers.js'
+import { listen, silentLogger } from '../helpers/tiers.js'
+import type { Lane } from '../../src/http/fast-lane.js'
+import { logSink } from '../helpers/log-sink.js'
 
 /** A base app with one list route and one item route, as each tier has. */
 function buildApp (options: Partial<HttpAppOptions> = {}): FastifyInstance {
@@ -239,5 +241,36 @@ test('the server time-outs and load shedding are those given', async () => {
     assert.equal(shedding.hasDecorator('memoryUsage'), true, 'load shedding on')
   } finally {
     await shedding.close()
+  }
+})
+
+test('a lane answers what it takes, with every answer\'s headers; the framework answers the rest, and what a failing lane leaves', async () => {
+  const lane: Lane = (exchange) => {
+    if (exchange.req.url === '/items/thrown') throw new Error('a defect in the lane')
+    if (exchange.req.url !== '/items/lane') return false
+    exchange.problem('/items/:id', 'bad-request', 'Taken by the lane.')
+    return true
+  }
+  const sink = logSink('info')
+  const { app, url } = await listen(buildApp({ lane, logger: sink.logger, corsOrigins: '*' }))
+  try {
+    const taken = await fetch(`${url}/items/lane`, { headers: { 'x-request-id': 'taken' } })
+    assert.equal(taken.status, 400)
+    assert.equal((await taken.json() as { detail: string }).detail, 'Taken by the lane.')
+    assert.equal(taken.headers.get('x-request-id'), 'taken')
+    assert.equal(taken.headers.get('x-content-type-options'), 'nosniff')
+    assert.equal(taken.headers.get('access-control-allow-origin'), '*')
+    for (const path of ['/items/left', '/items/thrown']) {
+      const answer = await fetch(`${url}${path}`, { headers: { 'x-request-id': 'framework' } })
+      assert.equal(answer.status, 200, path)
+      assert.deepEqual(await answer.json(), { id: path.slice('/items/'.length) })
+      assert.equal(answer.headers.get('x-request-id'), 'framework')
+    }
+    const failure = sink.lines.find((line) => line.msg === 'the fast lane failed on a request; the framework answers it')
+    assert.equal(failure?.err?.message, 'a defect in the lane')
+    assert.deepEqual(sink.lines.filter((line) => line.msg === 'request').map((line) => [line.reqId, line.url, line.status]),
+      [['taken', '/items/lane', 400], ['framework', '/items/left', 200], ['framework', '/items/thrown', 200]])
+  } finally {
+    await app.close()
   }
 })
