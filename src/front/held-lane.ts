@@ -1,10 +1,12 @@
 // The front's fast lane (src/http/fast-lane.ts): the refused slug, the missing post, and a post
-// or a list whose copy is held and current, answered below the framework. Every other outcome
+// (with its fields and formats) or a list whose copy is held and current, answered below the
+// framework. Every other outcome
 // (a copy served stale, a list relayed as a stream, an empty list, an error) is handed to the
 // routes of app.ts together with the outcome itself, so that nothing is asked upstream twice.
 import type { IncomingMessage } from 'node:http'
 import type { LaneExchange, Lane, HeaderList } from '../http/fast-lane.js'
-import { nextLink, parseListQuery, TOTAL_COUNT_HEADER, type ListQuery } from '../contract/list-query.js'
+import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type PostQuery } from '../contract/list-query.js'
+import { previewIn } from '../contract/preview.js'
 import { BLOG_ROUTE, type Neighbours } from '../contract/neighbours.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { AbandonedCallError } from '../lib/coalescer.js'
@@ -77,13 +79,24 @@ export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHead
     })
   }
 
-  function post (exchange: LaneExchange, slug: string): boolean {
+  function post (exchange: LaneExchange, url: string): boolean {
+    const queryAt = url.indexOf('?', BLOG_ROUTE.length)
+    const slug = url.slice(BLOG_ROUTE.length, queryAt === -1 ? undefined : queryAt)
     if (!PLAIN_SEGMENT.test(slug)) return false
+    // The slug first, as the route checks it: a refused slug is its 400 whatever the parameters say.
     if (!isValidSlug(slug)) {
       exchange.problem(POST_ROUTE_PATTERN, 'invalid-slug', invalidSlugDetail)
       return true
     }
-    settle(exchange, cache.post(slug, {}, exchange.id, () => exchange.answerable()), posts, (outcome) => {
+    let query: PostQuery
+    try {
+      query = parsePostQuery(url)
+    } catch {
+      return false
+    }
+    // A preview is relayed by the route, never held.
+    if (queryAt !== -1 && previewIn(url) !== undefined) return false
+    settle(exchange, cache.post(slug, query, exchange.id, () => exchange.answerable()), posts, (outcome) => {
       if (outcome.kind === 'absent') {
         exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', 'No post has this slug.', tagHeaders === undefined ? [] : tagList(tagHeaders.post(slug)))
         return true
@@ -122,9 +135,7 @@ export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHead
       const url = exchange.req.url as string
       if (!url.startsWith(LIST_ROUTE)) return false
       if (url.length === LIST_ROUTE.length || url.charCodeAt(LIST_ROUTE.length) === 0x3f /* ? */) return list(exchange, url)
-      // A post without query parameters (with them: fields, formats, a preview, for the route).
-      if (url.startsWith(BLOG_ROUTE) && !url.includes('?', BLOG_ROUTE.length)) return post(exchange, url.slice(BLOG_ROUTE.length))
-      return false
+      return url.startsWith(BLOG_ROUTE) && post(exchange, url)
     },
     handedPost: (req) => posts.get(req),
     handedList: (req) => lists.get(req)

@@ -107,7 +107,7 @@ for (const { name, options } of CONFIGURATIONS) {
     test('the same answers, access lines and request metrics', async () => {
       // Validators the fronts will give, to ask with: each target's own, and its variants'.
       const etags: string[] = []
-      for (const path of ['/api/blog', '/api/blog?limit=2', ...slugs.map((s) => `/api/blog/${s}`)]) {
+      for (const path of ['/api/blog', '/api/blog?limit=2', ...slugs.flatMap((s) => [`/api/blog/${s}`, `/api/blog/${s}?formats=html`])]) {
         for (const encoding of ['identity', 'gzip', 'br']) {
           const [fast, slow] = [await ask(lane, 'GET', path, { 'accept-encoding': encoding }), await ask(framework, 'GET', path, { 'accept-encoding': encoding })]
           assert.equal(fast.status, 200, path)
@@ -118,6 +118,8 @@ for (const { name, options } of CONFIGURATIONS) {
       const target = fc.oneof(
         fc.constantFrom('/api/blog', '/api/blog?limit=2', '/api/blog?limit=1&sort=title', '/api/blog?tag=nosuchtag', '/api/blog?bogus=1', '/api/blog?limit=0'),
         fc.constantFrom(...slugs).map((slug) => `/api/blog/${slug}`),
+        fc.tuple(fc.constantFrom(...slugs), fc.constantFrom('?formats=html', '?fields=slug,title&formats=text', '?fields=slug', '?', '?bogus=1', '?formats=pdf', '?preview=x', '?fields=slug&fields=title'))
+          .map(([slug, query]) => `/api/blog/${slug}${query}`),
         fc.constantFrom('no-such-post', 'Not_A_Slug', 'a%62c', '..', '.', '', 'a;b', 'a.b', '~x', 'x'.repeat(201), 'hello-world/', `${slugs[0] ?? ''}?fields=slug`)
           .map((segment) => `/api/blog/${segment}`)
       )
