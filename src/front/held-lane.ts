@@ -1,8 +1,8 @@
 // The front's fast lane (src/http/fast-lane.ts): the refused slug, the missing post, and a post
 // (with its fields and formats) or a list whose copy is held and current, answered below the
-// framework. Every other outcome
-// (a copy served stale, a list relayed as a stream, an empty list, an error) is handed to the
-// routes of app.ts together with the outcome itself, so that nothing is asked upstream twice.
+// framework. Every other outcome (a copy served stale, a list relayed as a stream, an empty list,
+// an error) is handed to the routes of app.ts together with the outcome itself, so that nothing
+// is asked upstream twice.
 import type { IncomingMessage } from 'node:http'
 import type { LaneExchange, Lane, HeaderList } from '../http/fast-lane.js'
 import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type PostQuery } from '../contract/list-query.js'
