@@ -6,6 +6,9 @@ export const PROBLEM_TYPE_BASE = 'urn:blog-read-api:problem:'
 /** Seconds a refused client (overloaded, shutting down, dependency unavailable) is asked to wait. */
 export const RETRY_AFTER_S = 5
 
+/** The detail of every `post-not-found`, whichever tier or path answers it. */
+export const POST_NOT_FOUND_DETAIL = 'No post has this slug.'
+
 export const PROBLEMS = {
   'bad-request': { status: 400, title: 'Bad request' },
   'invalid-slug': { status: 400, title: 'Invalid slug' },

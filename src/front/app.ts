@@ -1,6 +1,7 @@
 // The public front API: validates, asks the upstream post API through its cache, and answers
 // (its two routes, and the failure mapping of docs/api.md, "Errors"). The routes only: how bodies are fetched,
 // revalidated and checked is cache/upstream-cache.ts; the calls themselves, upstream/client.ts.
+import { POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { API_DOCS_ROUTES, registerApiDocs } from '../http/docs/api-docs.js'
@@ -149,7 +150,7 @@ export function buildFrontApp ({
     const post = await (held.handedPost(request.raw) ?? cache.post(slug, query, request.id, () => answerable(request)))
     if (post.kind === 'absent') {
       if (tagHeaders !== undefined) reply.headers(tagHeaders.post(slug))
-      return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+      return sendProblem(reply, 'post-not-found', POST_NOT_FOUND_DETAIL)
     }
     flagStale(reply, post.stale)
     const link = post.body.neighbours === undefined ? '' : linkTo(post.body.neighbours)

@@ -3,6 +3,7 @@
 // framework. Every other outcome (a copy served stale, a list relayed as a stream, an empty list,
 // an error) is handed to the routes of app.ts together with the outcome itself, so that nothing
 // is asked upstream twice.
+import { POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import type { IncomingMessage } from 'node:http'
 import type { LaneExchange, Lane, HeaderList } from '../http/fast-lane.js'
 import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type PostQuery } from '../contract/list-query.js'
@@ -98,7 +99,7 @@ export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHead
     if (queryAt !== -1 && previewIn(url) !== undefined) return false
     settle(exchange, cache.post(slug, query, exchange.id, () => exchange.answerable()), posts, (outcome) => {
       if (outcome.kind === 'absent') {
-        exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', 'No post has this slug.', tagHeaders === undefined ? [] : tagList(tagHeaders.post(slug)))
+        exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', POST_NOT_FOUND_DETAIL, tagHeaders === undefined ? [] : tagList(tagHeaders.post(slug)))
         return true
       }
       if (outcome.stale !== undefined) return false

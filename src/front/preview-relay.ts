@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { canonicalSearch, type PostQuery } from '../contract/list-query.js'
 import { PREVIEW_CACHE_CONTROL, PREVIEW_PARAM } from '../contract/preview.js'
-import { ProblemError } from '../contract/problems.js'
+import { ProblemError, POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import { sendProblem } from '../http/app.js'
 import { createRepresentation, sendRepresentation } from '../http/representation.js'
 import type { UpstreamClient } from './upstream/client.js'
@@ -20,7 +20,7 @@ export async function relayPreview (upstream: UpstreamClient, request: FastifyRe
   const response = await upstream.get(path, { requestId: request.id, maxBytes })
   switch (response.status) {
     case 200: return await sendRepresentation(request, reply, createRepresentation(response.body), PREVIEW_CACHE_CONTROL)
-    case 404: return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+    case 404: return sendProblem(reply, 'post-not-found', POST_NOT_FOUND_DETAIL)
     case 400: return sendProblem(reply, 'invalid-query', NO_SECRET)
     case 503: throw new ProblemError('upstream-unavailable', 'The upstream post API is unavailable; try again shortly.', { retryAfter: 1 })
     default: throw new ProblemError('upstream-bad-response', `The upstream post API answered with status ${response.status}.`)

@@ -16,7 +16,7 @@ import { createPostsMetrics } from '../ops/store-metrics.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
 import { previewIn } from '../contract/preview.js'
 import { capMaxAge, SCHEDULED_HEADER, scheduledInstantOf } from '../contract/posts-schedule.js'
-import { ProblemError } from '../contract/problems.js'
+import { ProblemError, POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import { TAGS_PATH } from '../contract/tag-counts.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { isLookupableSlug, SLUG_MAX_LENGTH } from '../contract/slug.js'
@@ -165,7 +165,7 @@ export function buildPostsApp ({
     const { body: post, version } = await read(() => bodies.post(slug, query))
     labelVersion(reply, version)
     if (tagHeaders !== undefined) reply.headers(post === null ? tagHeaders.post(slug) : tagHeaders.servedPost(slug, post))
-    if (post === null) return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+    if (post === null) return sendProblem(reply, 'post-not-found', POST_NOT_FOUND_DETAIL)
     if (post.link !== undefined) reply.header('link', post.link)
     return await sendRepresentation(request, reply, post.representation, await cacheControlFor(reply, version))
   }

@@ -2,6 +2,7 @@
 // publishing rule says, read afresh, never from or into any cache, `Cache-Control: private,
 // no-store`. A token that is forged, expired or for another slug gets the very answer a missing
 // post gets; without PREVIEW_SECRET, asking for a preview is a mistake (400).
+import { POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PostQuery } from '../contract/list-query.js'
 import { PREVIEW_CACHE_CONTROL } from '../contract/preview.js'
@@ -25,7 +26,7 @@ export function createPreviewReader ({ store, secret, now, read, version, labelV
   /** Exactly what the detail route answers for a slug no post has. */
   async function notFound (reply: FastifyReply): Promise<FastifyReply> {
     labelVersion(reply, await version())
-    return sendProblem(reply, 'post-not-found', 'No post has this slug.')
+    return sendProblem(reply, 'post-not-found', POST_NOT_FOUND_DETAIL)
   }
 
   return {
