@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { problemBody, PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemKind } from '../contract/problems.js'
 import { SECURITY_HEADERS } from './answer-headers.js'
-import type { Cors } from './cors.js'
+import type { Cors, CorsHeaders } from './cors.js'
 import { MIN_COMPRESSED_BYTES, chooseEncoding, ifNoneMatchHolds, variantEtag, JSON_CONTENT_TYPE, type Representation } from './representation.js'
 
 /** Header names and values, one after the other, as Node's `writeHead` takes them. */
@@ -114,19 +114,24 @@ export class LaneExchange {
 
 const SECURITY_LIST: HeaderList = Object.entries(SECURITY_HEADERS).flat()
 
+/** CORS headers as a header list, without their `Vary` (merged with the answer's own), and that `Vary`. */
+function corsList (corsHeaders: CorsHeaders): { list: HeaderList, vary: string | undefined } {
+  const { vary, ...others } = corsHeaders
+  return { list: Object.entries(others).flat(), vary }
+}
+
 /** The kit of a tier whose answers carry `cors` (undefined: none), and what the tier does with each exchange. */
 export function createLaneKit (cors: Cors | undefined, on: Omit<LaneKit, 'headersFor'>): LaneKit {
+  // The same CORS headers object (any origin, or a refused one) serves many answers: listed once.
+  const lists = new WeakMap<CorsHeaders, { list: HeaderList, vary: string | undefined }>()
   return {
     ...on,
     headersFor ({ id, req }) {
-      const headers = [...SECURITY_LIST, 'x-request-id', id]
-      if (cors === undefined) return { headers, vary: undefined }
-      let vary: string | undefined
-      for (const [name, value] of Object.entries(cors.headersFor(req.headers.origin))) {
-        if (name === 'vary') vary = value
-        else headers.push(name, value)
-      }
-      return { headers, vary }
+      if (cors === undefined) return { headers: [...SECURITY_LIST, 'x-request-id', id], vary: undefined }
+      const corsHeaders = cors.headersFor(req.headers.origin)
+      let listed = lists.get(corsHeaders)
+      if (listed === undefined) lists.set(corsHeaders, listed = corsList(corsHeaders))
+      return { headers: [...SECURITY_LIST, 'x-request-id', id, ...listed.list], vary: listed.vary }
     }
   }
 }
