@@ -97,7 +97,12 @@ test('a signal during the build stops the compiler too, and the service never st
   let stdout = ''
   launcher.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   const exited = once(launcher, 'exit')
-  const compiler = await pollUntil('the compiler started', () => existsSync(at('tsc.pid')) && Number(readFileSync(at('tsc.pid'), 'utf8')), { withinMs: 20_000 })
+  // The pid file can be read between its creation and its write: empty is not yet a pid (and a
+  // pid of 0 would make alive() ask about this process group, which never ends).
+  const compiler = await pollUntil('the compiler started', () => {
+    const pid = existsSync(at('tsc.pid')) ? Number(readFileSync(at('tsc.pid'), 'utf8')) : 0
+    return pid > 0 ? pid : undefined
+  }, { withinMs: 20_000 })
   launcher.kill('SIGTERM')
   const [code] = await exited
   assert.equal(code, 143)
