@@ -39,6 +39,7 @@ export function filesOfPart (index: number, count: number, files: readonly strin
  * one made elsewhere loses the suite, and the file's tests land at the top level).
  */
 export function runPart (partUrl: string): void {
+  holdOnToResults()
   const match = PART_FILE.exec(basename(fileURLToPath(partUrl)))
   if (match === null) throw new Error(`${partUrl} is not named part-N.test.ts`)
   const count = readdirSync(PARTS).filter((name) => PART_FILE.test(name)).length
@@ -54,4 +55,16 @@ export function runPart (partUrl: string): void {
       }
     })
   })
+}
+
+/**
+ * A part's results reach the runner through its standard output, a pipe, which Node writes to
+ * asynchronously; with --test-force-exit the part's process exits once its last test ends, and
+ * what was still queued for the pipe was lost: the last tests of a part (and a failure among
+ * them) went unreported, and the run passed without them. Writes that block until the pipe
+ * took them lose nothing.
+ */
+export function holdOnToResults (): void {
+  const handle = (process.stdout as unknown as { _handle?: { setBlocking?: (blocking: boolean) => number } })._handle
+  handle?.setBlocking?.(true)
 }
