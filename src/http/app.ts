@@ -91,6 +91,10 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
   function logLine (log: AccessLog | undefined, reqId: string, method: string, url: string, status: number, ms: number): void {
     log?.({ reqId, method, url, status, ms: Math.round(ms * 100) / 100 })
   }
+  /** The access line of a request whose client left before its answer was written. */
+  function logLeft (reqId: string, method: string | undefined, url: string | undefined): void {
+    if (accessLog !== undefined) logger.info({ reqId, method, url, aborted: true }, 'request')
+  }
   function logAnswered (request: FastifyRequest, reply: FastifyReply, operational = false): void {
     logLine(operational ? operationalAccessLog : accessLog, request.id, request.method, request.url, reply.statusCode, elapsedMs(request, reply))
   }
@@ -125,9 +129,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
         logLine(accessLog, id, req.method as string, req.url as string, status, ms)
         requestMetrics?.observe(route, req.method as string, status, ms)
       },
-      left ({ id, req }) {
-        if (accessLog !== undefined) logger.info({ reqId: id, method: req.method, url: req.url, aborted: true }, 'request')
-      },
+      left: ({ id, req }) => { logLeft(id, req.method, req.url) },
       handOver (exchange) {
         handedOver.set(exchange.req, exchange)
         handler(exchange.req, exchange.res)
@@ -236,7 +238,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
   if (logsRequests) {
     // A client that leaves before its answer is written: its request still leaves its line.
     app.addHook('onRequestAbort', (request, done) => {
-      request.log.info({ method: request.method, url: request.url, aborted: true }, 'request')
+      logLeft(request.id, request.method, request.url)
       done()
     })
   }
