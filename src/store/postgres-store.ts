@@ -11,14 +11,9 @@ import { bigintToJson } from './normalise-row.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
 import { answersChangeToken, CHANGE_TOKEN_QUERY, tokenOfResult } from './postgres-change-token.js'
+import { isoTimestamp, isoTimestamptz } from './postgres-timestamps.js'
 
 const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const
-
-const parseTimestamptz = pg.types.getTypeParser(OID.timestamptz, 'text') as (text: string) => Date | number
-
-function isoOrText (text: string, parsed: Date | number): string {
-  return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : text // 'infinity'
-}
 
 /**
  * Type parsers of this pool only (the global pg.types stays untouched): timestamps become
@@ -30,8 +25,8 @@ const typeParsers = {
     switch (oid) {
       case OID.int8: return (text: string) => bigintToJson(BigInt(text))
       case OID.date: return (text: string) => text
-      case OID.timestamp: return (text: string) => isoOrText(text, parseTimestamptz(`${text}Z`))
-      case OID.timestamptz: return (text: string) => isoOrText(text, parseTimestamptz(text))
+      case OID.timestamp: return isoTimestamp
+      case OID.timestamptz: return isoTimestamptz
       default: return pg.types.getTypeParser(oid, format)
     }
   }
