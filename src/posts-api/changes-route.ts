@@ -9,6 +9,7 @@ import { sendProblem } from '../http/app.js'
 import { JSON_CONTENT_TYPE } from '../http/representation.js'
 import { createBuildCache } from '../lib/build-cache.js'
 import { resumedStream } from '../lib/resumed-stream.js'
+import { textInChunks } from '../lib/text-chunks.js'
 import type { Post, PostStore } from '../store/store.js'
 import type { Change } from '../sync/change.js'
 import { openEventStream, resumeFrom, wantsEventStream } from '../sync/event-stream.js'
@@ -20,8 +21,6 @@ const LOOKUPS_AT_MOST = 50
 /** Deltas kept (each a `since`, `until` and `fields`): clients that sync on a schedule ask the same ones. */
 const MAX_CACHED_DELTAS = 256
 const MAX_CACHED_DELTA_BYTES = 32 * 1024 * 1024
-/** The whole list is written in chunks of about this size. */
-const CHUNK_CHARS = 16 * 1024
 
 export interface ChangesRouteOptions {
   sync: PostsSync
@@ -44,7 +43,7 @@ export function registerChangesRoute (api: FastifyInstance, { sync, store, read,
     }
     const wanted = new Set(slugs)
     const posts: Post[] = []
-    for await (const post of store.streamPosts(postQuery)) if (wanted.has(post.slug)) posts.push(post)
+    for await (const batch of store.streamPosts(postQuery)) for (const post of batch) if (wanted.has(post.slug)) posts.push(post)
     return posts
   }
 
@@ -54,19 +53,9 @@ export function registerChangesRoute (api: FastifyInstance, { sync, store, read,
       `"upserted":[${upserted.map((post) => JSON.stringify(post)).join(',')}],"deleted":${JSON.stringify(change.deleted)}}`)
   }
 
-  async function * wholeList (until: string, query: ChangesQuery): AsyncIterable<string> {
-    let chunk = `{"until":${JSON.stringify(until)},"upserted":[`
-    let between = ''
-    for await (const post of store.streamPosts({ fields: query.fields, formats: query.formats })) {
-      chunk += between + JSON.stringify(post)
-      between = ','
-      if (chunk.length >= CHUNK_CHARS) {
-        yield chunk
-        chunk = ''
-        await new Promise(setImmediate)
-      }
-    }
-    yield `${chunk}],"deleted":[]}`
+  function wholeList (until: string, query: ChangesQuery): AsyncIterable<string> {
+    return textInChunks(store.streamPosts({ fields: query.fields, formats: query.formats }),
+      { text: (post) => JSON.stringify(post), open: `{"until":${JSON.stringify(until)},"upserted":[`, separator: ',', close: '],"deleted":[]}' })
   }
 
   async function changes (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

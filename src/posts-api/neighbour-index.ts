@@ -12,7 +12,7 @@ export interface NeighbourIndex {
 
 export async function readNeighbourIndex (store: PostStore): Promise<NeighbourIndex> {
   const slugs: string[] = []
-  for await (const post of store.streamPosts({ fields: ['slug'] })) slugs.push(post.slug)
+  for await (const posts of store.streamPosts({ fields: ['slug'] })) for (const post of posts) slugs.push(post.slug)
   const positions = new Map(slugs.map((slug, i) => [slug, i]))
   return {
     neighboursOf (slug) {

@@ -10,6 +10,7 @@ import { createCoalescer } from '../lib/coalescer.js'
 import { canonicalSearch, encodeCursor, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
 import { createRepresentation, etagOf, heldSizeOf, type Representation } from '../http/representation.js'
 import { resumedStream } from '../lib/resumed-stream.js'
+import { textInChunks } from '../lib/text-chunks.js'
 import type { ListShape } from '../contract/keyed-list.js'
 import { StoreQueryError, type KeyedPost, type Post, type PostStore } from '../store/store.js'
 import { createBuildCache, type BuildCache } from '../lib/build-cache.js'
@@ -26,12 +27,11 @@ const MAX_CACHED_POSTS = 10_000
 const MAX_CACHED_LISTS = 1000
 /** Bytes of bodies each of the two caches keeps at most (a whole list is up to LIST_BUFFER_LIMIT). */
 const MAX_CACHED_BYTES = 64 * 1024 * 1024
-/** Streamed lists are written in chunks of about this size, the event loop given back after each. */
-const STREAM_CHUNK_CHARS = 16 * 1024
 /**
- * A keyed list, in larger ones: it is what relieves a post API flooded with page calls (once the
- * front holds it, they stop), so it must not wait a turn of that flood every 16 KiB: 100,000
- * posts took over 10 s under such load. 256 KiB is a few milliseconds of rows per turn.
+ * A keyed list is written in larger chunks than other streams: it is what relieves a post API
+ * flooded with page calls (once the front holds it, they stop), so it must not wait a turn of
+ * that flood every few rows: 100,000 posts in 16 KiB chunks took over 10 s under such load.
+ * 256 KiB is a few milliseconds of rows per turn.
  */
 const KEYED_CHUNK_CHARS = 256 * 1024
 
@@ -139,12 +139,14 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
   async function buildList (query: ListQuery, token: string | undefined): Promise<ListBody> {
     const parts: string[] = []
     let size = 2
-    for await (const post of store.streamPosts(query)) {
-      const json = JSON.stringify(post)
-      size += json.length + 1
-      // Leaving the loop closes the cursor; the caller streams the list afresh.
-      if (size > listBufferLimit) return { kind: 'large', etag: token === undefined ? undefined : largeListEtag(token, query) }
-      parts.push(json)
+    for await (const posts of store.streamPosts(query)) {
+      for (const post of posts) {
+        const json = JSON.stringify(post)
+        size += json.length + 1
+        // Leaving the loop closes the cursor; the caller streams the list afresh.
+        if (size > listBufferLimit) return { kind: 'large', etag: token === undefined ? undefined : largeListEtag(token, query) }
+        parts.push(json)
+      }
     }
     return { kind: 'whole', representation: createRepresentation(Buffer.from(`[${parts.join(',')}]`)) }
   }
@@ -255,28 +257,11 @@ function largeListEtag (token: string, query: ListQuery): string {
 }
 
 /** A JSON array of `posts`, in chunks. */
-function serialise (posts: AsyncIterable<Post>): AsyncIterable<string> {
-  return inChunks(posts, (post) => JSON.stringify(post), '[', ',', ']', STREAM_CHUNK_CHARS)
+function serialise (posts: AsyncIterable<readonly Post[]>): AsyncIterable<string> {
+  return textInChunks(posts, { text: (post) => JSON.stringify(post), open: '[', separator: ',', close: ']' })
 }
 
 /** The keyed list (src/contract/keyed-list.ts): a line per post, after its cursor. */
-function keyedLines (posts: AsyncIterable<KeyedPost>): AsyncIterable<string> {
-  return inChunks(posts, ({ key, post }) => `${encodeCursor(key)} ${JSON.stringify(post)}\n`, '', '', '', KEYED_CHUNK_CHARS)
-}
-
-async function * inChunks<T> (items: AsyncIterable<T>, text: (item: T) => string, open: string, separator: string, close: string, chunkChars: number): AsyncIterable<string> {
-  let chunk = open
-  let between = ''
-  for await (const item of items) {
-    chunk += between + text(item)
-    between = separator
-    if (chunk.length >= chunkChars) {
-      yield chunk
-      chunk = ''
-      // A fast reader (loopback) could otherwise drain a cursor that answers at once (SQLite)
-      // without ever giving the event loop back: other requests would wait for the whole list.
-      await new Promise(setImmediate)
-    }
-  }
-  yield chunk + close
+function keyedLines (posts: AsyncIterable<readonly KeyedPost[]>): AsyncIterable<string> {
+  return textInChunks(posts, { text: ({ key, post }) => `${encodeCursor(key)} ${JSON.stringify(post)}\n`, open: '', separator: '', close: '', chunkChars: KEYED_CHUNK_CHARS })
 }

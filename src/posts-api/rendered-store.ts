@@ -69,8 +69,8 @@ export function withRenderedContent (store: PostStore, { render, markdownColumns
     return { storeQuery, shape }
   }
 
-  async function * shaped<T> (items: AsyncIterable<T>, each: (item: T) => T): AsyncIterable<T> {
-    for await (const item of items) yield each(item)
+  async function * shaped<T> (batches: AsyncIterable<readonly T[]>, each: (item: T) => T): AsyncIterable<T[]> {
+    for await (const batch of batches) yield batch.map(each)
   }
 
   // The reads shape their rows; everything else is the store's own (bound, so private state works).

@@ -67,7 +67,7 @@ export function createSearchMatches (store: PostStore, settings: SearchSettings)
     // The index holds every post the list may show; the other filters keep some of them.
     if (canonicalFilter(others) === '') return hits
     const kept = new Set<string>()
-    for await (const post of store.streamPosts({ ...others, fields: ['slug'] })) kept.add(post.slug)
+    for await (const posts of store.streamPosts({ ...others, fields: ['slug'] })) for (const post of posts) kept.add(post.slug)
     return hits.filter((hit) => kept.has(hit.slug))
   }
 
@@ -132,10 +132,12 @@ function createInMemory (store: PostStore, settings: SearchSettings): InMemory {
   async function update (): Promise<void> {
     const upserted: Array<{ row: SearchRow, text: string }> = []
     const seen = new Set<string>()
-    for await (const post of store.streamPosts({ fields: ['slug', ...columns] })) {
-      const text = textOf(post)
-      seen.add(post.slug)
-      if (held.get(post.slug) !== text) upserted.push({ row: post, text })
+    for await (const posts of store.streamPosts({ fields: ['slug', ...columns] })) {
+      for (const post of posts) {
+        const text = textOf(post)
+        seen.add(post.slug)
+        if (held.get(post.slug) !== text) upserted.push({ row: post, text })
+      }
     }
     const deleted = [...held.keys()].filter((slug) => !seen.has(slug))
     if (upserted.length === 0 && deleted.length === 0) return

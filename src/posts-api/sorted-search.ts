@@ -42,17 +42,19 @@ export function createSortedSearches (store: PostStore): SortedSearches {
   let kept: { token: string, lists: BuildCache<SortedMatches> } | undefined
 
   /** The store's list of the search's filters in its sort, from `after` on; only slugs and keys read. */
-  const listed = (query: SortedSearch, after?: SortKey): AsyncIterable<{ key: SortKey }> =>
+  const listed = (query: SortedSearch, after?: SortKey): AsyncIterable<ReadonlyArray<{ key: SortKey }>> =>
     store.streamKeyedPosts({ ...filterOf(query), q: undefined, sort: query.sort, fields: ['slug'], ...(after === undefined ? {} : { after }) })
 
   async function build (query: SortedSearch, hits: readonly SearchHit[]): Promise<SortedMatches> {
     const matched = new Set(hits.map((hit) => hit.slug))
     const keys: SortKey[] = []
     const places = new Map<string, number>()
-    for await (const { key } of listed(query)) {
-      if (!matched.has(key.slug)) continue
-      places.set(key.slug, keys.length)
-      keys.push(key)
+    for await (const batch of listed(query)) {
+      for (const { key } of batch) {
+        if (!matched.has(key.slug)) continue
+        places.set(key.slug, keys.length)
+        keys.push(key)
+      }
     }
     return { keys, places }
   }
@@ -66,9 +68,11 @@ export function createSortedSearches (store: PostStore): SortedSearches {
     async startAfter (query, { keys, places }, after) {
       const place = places.get(after.slug)
       if (place !== undefined && sameKey(keys[place] as SortKey, after)) return place + 1
-      for await (const { key } of listed(query, after)) {
-        const next = places.get(key.slug)
-        if (next !== undefined) return next
+      for await (const batch of listed(query, after)) {
+        for (const { key } of batch) {
+          const next = places.get(key.slug)
+          if (next !== undefined) return next
+        }
       }
       return keys.length
     }

@@ -18,7 +18,7 @@ export function createTagBodies (store: PostStore, gated: <T>(read: () => Promis
       ? []
       : await gated(async () => {
         const values: unknown[] = []
-        for await (const post of store.streamPosts({ fields: ['tags'] })) values.push(post.tags)
+        for await (const posts of store.streamPosts({ fields: ['tags'] })) for (const post of posts) values.push(post.tags)
         return values
       })
     return createRepresentation(Buffer.from(JSON.stringify(countTags(tags))))

@@ -39,6 +39,6 @@ export async function reportPublishing (store: PostStore, { publishedOnly, slugP
 async function countRefusedSlugs (store: PostStore, slugPattern: RegExp): Promise<number> {
   const accepted = createSlugValidator(slugPattern)
   let refused = 0
-  for await (const { slug } of store.streamPosts({ fields: ['slug'] })) if (!accepted(slug)) refused++
+  for await (const posts of store.streamPosts({ fields: ['slug'] })) for (const { slug } of posts) if (!accepted(slug)) refused++
   return refused
 }

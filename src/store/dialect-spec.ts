@@ -60,9 +60,10 @@ export interface DialectSpec {
   readChangeToken (): Promise<string | undefined>
   /**
    * Rows of `query` from a cursor, on a connection of its own (other reads go on meanwhile),
-   * without the statement time-out: a long list takes as long as its slowest client.
+   * without the statement time-out: a long list takes as long as its slowest client. The rows
+   * come in batches (never empty) of what was read at once.
    */
-  streamRows (query: CompiledQuery): AsyncIterable<Record<string, unknown>>
+  streamRows (query: CompiledQuery): AsyncIterable<ReadonlyArray<Record<string, unknown>>>
   /** How this store's default table takes a timestamp parameter. */
   timestampParameter (date: Date): unknown
 }

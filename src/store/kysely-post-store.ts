@@ -153,19 +153,18 @@ export class KyselyPostStore implements PostStore {
     return visible === undefined ? this.#db.selectFrom('posts') : this.#db.selectFrom('posts').where(visible)
   }
 
-  async * streamPosts (query: ListQuery = {}): AsyncIterable<Post> {
-    for await (const row of this.#streamRows(query, false)) yield this.#normalise(row)
+  async * streamPosts (query: ListQuery = {}): AsyncIterable<Post[]> {
+    for await (const rows of this.#streamRows(query, false)) yield rows.map((row) => this.#normalise(row))
   }
 
-  async * streamKeyedPosts (query: ListQuery = {}): AsyncIterable<KeyedPost> {
+  async * streamKeyedPosts (query: ListQuery = {}): AsyncIterable<KeyedPost[]> {
     const order = this.#orderOf(query)
-    for await (const row of this.#streamRows(query, true)) {
-      const key = sortKeyOf(order, row)
-      yield { key, post: this.#normalise(withoutSortKey(row)) }
+    for await (const rows of this.#streamRows(query, true)) {
+      yield rows.map((row) => ({ key: sortKeyOf(order, row), post: this.#normalise(withoutSortKey(row)) }))
     }
   }
 
-  async * #streamRows (query: ListQuery, sortKeys: boolean): AsyncIterable<Record<string, unknown>> {
+  async * #streamRows (query: ListQuery, sortKeys: boolean): AsyncIterable<ReadonlyArray<Record<string, unknown>>> {
     this.checkQuery(query)
     const order = this.#orderOf(query)
     try {

@@ -1,4 +1,5 @@
 // MySQL and MariaDB through mysql2.
+import type { Readable } from 'node:stream'
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool, type Connection, type Pool, type PoolConnection, type TypeCastField, type TypeCastNext } from 'mysql2'
 import { isNetworkFailure } from './driver-errors.js'
@@ -25,6 +26,31 @@ const JSON_VALID_CHECK = /json_valid\(`((?:[^`]|``)+)`\)/gi
 
 /** Rows buffered per streamed list. */
 const STREAM_HIGH_WATER_ROWS = 200
+
+/**
+ * `rows`, failing when `connection` is lost. mysql2 tells the connection, not the stream of the
+ * query it was running, that it was lost (a server restart, a KILL): the stream would wait for
+ * its next row forever.
+ */
+function endedWithConnection (connection: PoolConnection, rows: Readable): Readable {
+  const lost = (err: Error): void => { rows.destroy(err) }
+  connection.once('error', lost)
+  rows.once('close', () => { connection.off('error', lost) })
+  return rows
+}
+
+/**
+ * A row stream's rows, each batch what it holds when one arrives (a batch never waits for a row),
+ * up to STREAM_HIGH_WATER_ROWS: each read() lets the driver push what its last socket read
+ * brought, thousands of short rows at once.
+ */
+async function * bufferedBatches (rows: Readable): AsyncGenerator<Array<Record<string, unknown>>> {
+  for await (const row of rows) {
+    const batch = [row as Record<string, unknown>]
+    for (let next: unknown; batch.length < STREAM_HIGH_WATER_ROWS && (next = rows.read()) !== null;) batch.push(next as Record<string, unknown>)
+    yield batch
+  }
+}
 
 /**
  * Server errors of an outage: too many connections (1040, 1203), shutting down (1053), the table,
@@ -137,7 +163,7 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
     }),
     // MariaDB's max_statement_time and MySQL's max_execution_time would cut a long list short.
     liftStatementTimeout: async (connection) => { await setStatementTimeout(connection, 0) },
-    rows: (connection) => connection.query(query.sql, [...query.parameters]).stream({ highWaterMark: STREAM_HIGH_WATER_ROWS }) as AsyncIterable<Record<string, unknown>>,
+    rows: (connection) => bufferedBatches(endedWithConnection(connection, connection.query(query.sql, [...query.parameters]).stream({ highWaterMark: STREAM_HIGH_WATER_ROWS }))),
     restoreStatementTimeout: async (connection) => { await setStatementTimeout(connection, statementTimeoutMs) },
     release: (connection, reusable) => { if (reusable) connection.release(); else connection.destroy() }
   }),

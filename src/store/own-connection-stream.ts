@@ -6,13 +6,14 @@
 interface OwnConnectionSteps<Connection> {
   acquire: () => Promise<Connection>
   liftStatementTimeout: (connection: Connection) => Promise<void>
-  rows: (connection: Connection) => AsyncIterable<Record<string, unknown>>
+  /** In batches, as the store's streams are (dialect-spec.ts). */
+  rows: (connection: Connection) => AsyncIterable<ReadonlyArray<Record<string, unknown>>>
   restoreStatementTimeout: (connection: Connection) => Promise<void>
   /** Back to the pool when `reusable`, else closed. */
   release: (connection: Connection, reusable: boolean) => void
 }
 
-export async function * streamOnOwnConnection<Connection> (steps: OwnConnectionSteps<Connection>): AsyncGenerator<Record<string, unknown>> {
+export async function * streamOnOwnConnection<Connection> (steps: OwnConnectionSteps<Connection>): AsyncGenerator<ReadonlyArray<Record<string, unknown>>> {
   const connection = await steps.acquire()
   // Only a connection that read its whole result and got its time-out back is reused: one left
   // mid-result (the client went away) or broken is closed.

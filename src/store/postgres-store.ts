@@ -76,11 +76,11 @@ function isUnavailable (err: Error): boolean {
 const CURSOR_FIRST_ROWS = 50
 const CURSOR_MAX_ROWS = 400
 
-async function * cursorRows (client: pg.PoolClient, query: CompiledQuery): AsyncGenerator<Record<string, unknown>> {
+async function * cursorRows (client: pg.PoolClient, query: CompiledQuery): AsyncGenerator<Array<Record<string, unknown>>> {
   const cursor = client.query(new Cursor<Record<string, unknown>>(query.sql, [...query.parameters]))
   let batch = CURSOR_FIRST_ROWS
   for (let rows = await cursor.read(batch); rows.length > 0; rows = await cursor.read(batch)) {
-    yield * rows
+    yield rows
     batch = Math.min(CURSOR_MAX_ROWS, batch * 2)
   }
   await cursor.close()

@@ -22,7 +22,7 @@ export interface RowVersionSource {
   /** The condition the public reads add now (the publishing rule); undefined: every row. */
   visible: () => RawBuilder<boolean> | undefined
   /** Every post as the list serves it (the rule applied). */
-  streamPosts: () => AsyncIterable<Post>
+  streamPosts: () => AsyncIterable<readonly Post[]>
   /** The store's read wrapper (failures classified). */
   read: <T>(query: () => Promise<T>) => Promise<T>
 }
@@ -49,7 +49,7 @@ export async function rowVersionReader (source: RowVersionSource): Promise<RowVe
     kind: 'digest',
     read: async () => {
       const versions = new Map<string, string>()
-      for await (const post of source.streamPosts()) versions.set(post.slug, rowVersion(post))
+      for await (const posts of source.streamPosts()) for (const post of posts) versions.set(post.slug, rowVersion(post))
       return versions
     }
   }

@@ -108,12 +108,35 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
         reader.defaultSafeIntegers(true)
         // One pass in index order gains nothing from a page cache: keep each stream's small.
         reader.pragma('cache_size = -256')
-        yield * reader.prepare(query.sql).iterate(...query.parameters) as Iterable<Record<string, unknown>>
+        const rows = reader.prepare(query.sql).iterate(...query.parameters) as IterableIterator<Record<string, unknown>>
+        try {
+          for (let batch = takeRows(rows); batch.length > 0; batch = takeRows(rows)) yield batch
+        } finally {
+          // A reader that stopped early (the client left, a list too large to hold) leaves the
+          // statement running: it must end before its connection can close.
+          rows.return?.()
+        }
       } finally {
         reader.close()
       }
     }
   }
+}
+
+/**
+ * Rows a streamed list reads at once: SQLite answers from memory without waiting, so each batch
+ * is a pause of the event loop (64 posts of 4 KB: about half a millisecond).
+ */
+const STREAM_BATCH_ROWS = 64
+
+function takeRows (rows: Iterator<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const batch: Array<Record<string, unknown>> = []
+  while (batch.length < STREAM_BATCH_ROWS) {
+    const next = rows.next()
+    if (next.done === true) break
+    batch.push(next.value)
+  }
+  return batch
 }
 
 /** Distinct statements kept prepared: each list query's shape (fields, tag, cursor) is one. */

@@ -54,11 +54,13 @@ export interface PostStore {
   /**
    * Every post of `query` (its limit aside), newest first by `published_at` when that column
    * exists, undated ones last, then by slug (bytewise), read from a cursor a batch at a time so
-   * that no list is too large to serve.
+   * that no list is too large to serve. It comes in those batches (never empty, a few hundred
+   * posts at most): each step of a stream costs a promise or more, so whoever passes a list on
+   * pays that once per batch, not once per post.
    */
-  streamPosts (query?: ListQuery): AsyncIterable<Post>
+  streamPosts (query?: ListQuery): AsyncIterable<readonly Post[]>
   /** The same list, each post with its sort key: what a cursor after it carries. */
-  streamKeyedPosts (query?: ListQuery): AsyncIterable<KeyedPost>
+  streamKeyedPosts (query?: ListQuery): AsyncIterable<readonly KeyedPost[]>
   /** One page: at most `limit` posts of the list in the same order, read whole. */
   readPage (query: PageQuery): Promise<Page>
   /** How many posts `filter` keeps (one query); its `q` aside (a search counts its matches). */

@@ -111,7 +111,7 @@ export function describeImport (name: string, server: TestServer, fixture: Impor
 
     const posts = async (): Promise<Post[]> => await withStore(async (store) => {
       const list: Post[] = []
-      for await (const post of store.streamPosts()) list.push(post)
+      for await (const batch of store.streamPosts()) list.push(...batch)
       return list
     })
 

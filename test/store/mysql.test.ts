@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { PoolConnection } from 'mysql2'
-import { mysqlServer } from '../helpers/databases.js'
+import { StoreUnavailableError } from '../../src/store/store.js'
+import { mysqlServer, openTestStore } from '../helpers/databases.js'
 import { freePort } from '../helpers/fake-upstream.js'
 import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
 import { describeStoreContract } from './store-contract.js'
@@ -50,6 +51,33 @@ describe('MySQL/MariaDB store loss', { skip: mysqlServer.skip }, () => {
       await tiers.close()
       await db.drop().catch(() => {})
     }
+  })
+})
+
+describe('MySQL/MariaDB streams', { skip: mysqlServer.skip }, () => {
+  test('a list whose connection is killed mid-way fails as an outage instead of waiting forever, and the next list is whole', { timeout: 30_000 }, async (t) => {
+    const db = await mysqlServer.create()
+    t.after(async () => { await db.drop() })
+    const writer = await openTestStore(db.location, { writable: true })
+    await writer.migrate()
+    await writer.close()
+    // More than the server has sent when the first batch arrives: the query is still running.
+    for (let from = 0; from < 20_000; from += 1000) {
+      const rows = Array.from({ length: 1000 }, (_, i) => `('p-${from + i}', 'T', '${'x'.repeat(300)}')`)
+      await db.exec(`INSERT INTO posts (slug, title, content) VALUES ${rows.join(', ')}`)
+    }
+    const store = await openTestStore(db.location)
+    t.after(async () => { await store.close() })
+    await store.checkSchema()
+    const stream = store.streamPosts()[Symbol.asyncIterator]()
+    assert.equal((await stream.next()).done, false)
+    const running = await db.admin(`SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = '${db.name}' AND INFO LIKE 'select%'`) as Array<{ id: number }>
+    assert.equal(running.length, 1)
+    await db.admin(`KILL ${running[0]?.id ?? 0}`)
+    await assert.rejects(async () => { while ((await stream.next()).done !== true); }, StoreUnavailableError)
+    let posts = 0
+    for await (const batch of store.streamPosts()) posts += batch.length
+    assert.equal(posts, 20_000)
   })
 })
 

@@ -75,7 +75,7 @@ describe('SQLite pages over published_at of other types', () => {
       const store = await openTestStore(db.location)
       await store.checkSchema()
       const whole: string[] = []
-      for await (const post of store.streamPosts()) whole.push(post.slug)
+      for await (const posts of store.streamPosts()) whole.push(...posts.map((post) => post.slug))
       assert.deepEqual(whole, ['b', 'c', 'd', 'a', 'g', 'f', 'i', 'e', 'h'])
       for (const limit of [1, 2, 4]) {
         const slugs: string[] = []
@@ -110,7 +110,7 @@ describe('SQLite binding', () => {
         const page = await store.readPage({ limit: 10 })
         assert.deepEqual(page.posts.map((post) => ({ ...post })), [{ slug: 'fts-one', title: 'One' }, { slug: 'fts-three', title: 'Three' }])
         const streamed: string[] = []
-        for await (const post of store.streamPosts()) streamed.push(post.slug)
+        for await (const posts of store.streamPosts()) streamed.push(...posts.map((post) => post.slug))
         assert.deepEqual(streamed, ['fts-one', 'fts-three'])
       } finally {
         await store.close()

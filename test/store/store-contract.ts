@@ -95,6 +95,33 @@ export function describeStoreContract (name: string, server: TestServer, fixture
       })
     })
 
+    test('a streamed list comes in batches, none empty, that make the whole list in order, keyed or not', async () => {
+      const store = await migratedStore()
+      // More rows than any store reads at once, so that the list takes several batches.
+      const rows = Array.from({ length: 1000 }, (_, i) => `('p-${String(i).padStart(4, '0')}', 'T', '${'x'.repeat(200)}', ${fixture.timestamp(`2024-01-01T00:${String(i % 60).padStart(2, '0')}:00Z`)})`)
+      await db.exec(`INSERT INTO posts (slug, title, content, published_at) VALUES ${rows.join(', ')}`)
+      try {
+        const whole = (await store.readPage({ limit: 1000 })).posts.map((post) => post.slug)
+        assert.equal(whole.length, 1000)
+        const batches: string[][] = []
+        for await (const posts of store.streamPosts()) batches.push(posts.map((post) => post.slug))
+        assert.ok(batches.length > 1, `${name}: ${batches.length} batch`)
+        assert.ok(batches.every((batch) => batch.length > 0), 'an empty batch')
+        assert.deepEqual(batches.flat(), whole)
+        const keyed: string[] = []
+        for await (const posts of store.streamKeyedPosts()) for (const { key, post } of posts) keyed.push(`${key.slug}=${post.slug}`)
+        assert.deepEqual(keyed, whole.map((slug) => `${slug}=${slug}`))
+        // A reader that leaves after the first batch (a client gone, a list too large to hold)
+        // ends the stream cleanly, and the next one reads the whole list again.
+        for await (const posts of store.streamPosts()) if (posts.length > 0) break
+        const again: string[] = []
+        for await (const posts of store.streamPosts()) again.push(...posts.map((post) => post.slug))
+        assert.deepEqual(again, whole)
+      } finally {
+        await store.close()
+      }
+    })
+
     test('a table without published_at is ordered by slug bytes', async () => {
       await db.exec('CREATE TABLE posts (slug VARCHAR(50) NOT NULL PRIMARY KEY, title VARCHAR(50))')
       await db.exec("INSERT INTO posts (slug, title) VALUES ('b', 'B'), ('Z', 'Z'), ('a', 'A')")
@@ -265,7 +292,7 @@ export function describeStoreContract (name: string, server: TestServer, fixture
         assert.equal(await writer.seed(), 3)
         assert.equal(await writer.seed(), 0)
         const posts: Post[] = []
-        for await (const post of writer.streamPosts()) posts.push(post)
+        for await (const batch of writer.streamPosts()) posts.push(...batch)
         assert.deepEqual(posts.map((p) => p.slug), ['slugs-and-stores', 'two-tiers', 'hello-world'])
         assert.deepEqual(posts[2]?.tags, ['intro'])
         assert.equal(posts[2]?.published_at, '2026-01-05T09:00:00.000Z')
