@@ -1,14 +1,11 @@
 // `npm test` runs the test files in a few processes, not one process each: every process loads
 // the code under coverage (about a second of CPU, most of a small file's cost), and the
-// files share these parts' processes instead. The files are dealt to the parts by the time each
-// took in a recent run (weights.json, written by scripts/part-weights.js), the longest first,
-// each to the part with the least time so far, so that the parts end together: with three
-// running at a time, a part much longer than the others was the run's tail. A file the weights
-// do not name counts as the median file. Each file runs as a suite of its own, named by its
-// path, so a file's top-level hooks (before, after) stay its own: its servers start when its
-// tests begin and close when they end. A file still runs alone with
-// `node --import tsx --test test/…/file.test.ts`.
-import { readdirSync, readFileSync } from 'node:fs'
+// files share these parts' processes instead. Each part-N.test.ts takes every Nth file in path
+// order (the slow files are spread across folders, so this balances well enough) and runs each
+// file as a suite of its own, named by its path, so a file's top-level hooks (before, after)
+// stay its own: its servers start when its tests begin and close when they end. A file still
+// runs alone with `node --import tsx --test test/…/file.test.ts`.
+import { readdirSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 import { describe } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -26,26 +23,9 @@ export function testFiles (): string[] {
     .sort()
 }
 
-/** Seconds each file took in a recent run, by its path under test/. */
-export function recordedWeights (): ReadonlyMap<string, number> {
-  const recorded = JSON.parse(readFileSync(join(PARTS, 'weights.json'), 'utf8')) as Record<string, number>
-  return new Map(Object.entries(recorded).map(([path, seconds]) => [join(TEST_ROOT, path), seconds]))
-}
-
-/** The files part `index` (1 to `count`) runs, of `count` parts, in path order. */
-export function filesOfPart (index: number, count: number, files: readonly string[], weights: ReadonlyMap<string, number> = recordedWeights()): string[] {
-  const known = [...weights.values()].sort((a, b) => a - b)
-  const median = known[Math.floor(known.length / 2)] ?? 1
-  const weightOf = (file: string): number => weights.get(file) ?? median
-  const totals = new Array<number>(count).fill(0)
-  const shares = Array.from({ length: count }, (): string[] => [])
-  // Longest first (then by path, so that every part deals alike), each to the least loaded part.
-  for (const file of [...files].sort((a, b) => weightOf(b) - weightOf(a) || (a < b ? -1 : 1))) {
-    const least = totals.indexOf(Math.min(...totals))
-    totals[least] = (totals[least] as number) + weightOf(file)
-    shares[least]?.push(file)
-  }
-  return (shares[index - 1] ?? []).sort()
+/** The files part `index` (1 to `count`) runs, of `count` parts. */
+export function filesOfPart (index: number, count: number, files: readonly string[]): string[] {
+  return files.filter((_, position) => position % count === index - 1)
 }
 
 /**

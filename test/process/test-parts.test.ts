@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import fc from 'fast-check'
-import { filesOfPart, recordedWeights, testFiles } from '../parts/part.js'
+import { filesOfPart, testFiles } from '../parts/part.js'
 
 /** Tests of the fixture part below. */
 const TESTS = 3000
@@ -24,28 +23,6 @@ test('every test file is run by exactly one part', () => {
   const shares = Array.from({ length: count }, (_, i) => filesOfPart(i + 1, count, files))
   assert.deepEqual(shares.flat().sort(), files)
   assert.ok(shares.every((share) => share.length > 0))
-})
-
-test('the parts share the recorded time evenly: no two differ by more than the longest file', () => {
-  fc.assert(fc.property(
-    // Some files have no recorded weight (null): they count as the median.
-    fc.uniqueArray(fc.record({ name: fc.stringMatching(/^[a-z]{1,8}$/), seconds: fc.option(fc.integer({ min: 0, max: 300 }).map((tenths) => tenths / 10), { freq: 5 }) }),
-      { minLength: 1, maxLength: 60, selector: (file) => file.name }),
-    fc.integer({ min: 1, max: 8 }),
-    (recorded, count) => {
-      const files = recorded.map(({ name }) => `/t/${name}.test.ts`)
-      const weights = new Map<string, number>(recorded.flatMap(({ name, seconds }) => seconds === null ? [] : [[`/t/${name}.test.ts`, seconds] as const]))
-      const shares = Array.from({ length: count }, (_, i) => filesOfPart(i + 1, count, files, weights))
-      assert.deepEqual(shares.flat().sort(), [...files].sort())
-      const known = [...weights.values()].sort((a, b) => a - b)
-      const weightOf = (file: string): number => weights.get(file) ?? known[Math.floor(known.length / 2)] ?? 1
-      const totals = shares.map((share) => share.reduce((sum, file) => sum + weightOf(file), 0))
-      assert.ok(Math.max(...totals) - Math.min(...totals) <= Math.max(...files.map(weightOf)) + 1e-9, JSON.stringify(totals))
-    }
-  ))
-  // The recorded weights name the files as testFiles() does.
-  const files = new Set(testFiles())
-  assert.ok([...recordedWeights().keys()].filter((file) => files.has(file)).length > files.size / 2)
 })
 
 test('a part\'s last results reach the runner, though its process is made to exit once its last test ends', async (t) => {
