@@ -11,9 +11,9 @@ import { bigintToJson } from './normalise-row.js'
 import { streamOnOwnConnection } from './own-connection-stream.js'
 import type { StoreLimits } from '../config.js'
 import { answersChangeToken, CHANGE_TOKEN_QUERY, tokenOfResult } from './postgres-change-token.js'
-import { isoTimestamp, isoTimestamptz } from './postgres-timestamps.js'
+import { isoTimestamp, isoTimestamptz, TIMESTAMPTZ_OID } from './postgres-timestamps.js'
 
-const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const
+const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: TIMESTAMPTZ_OID } as const
 
 /**
  * Type parsers of this pool only (the global pg.types stays untouched): timestamps become

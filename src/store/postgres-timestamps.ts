@@ -2,7 +2,10 @@
 // JavaScript's Date#toISOString gives (docs/api.md, "Values").
 import pg from 'pg'
 
-const parseTimestamptz = pg.types.getTypeParser(1184, 'text') as (text: string) => Date | number
+/** The type OID of `timestamptz`. */
+export const TIMESTAMPTZ_OID = 1184
+
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => Date | number
 
 /**
  * A timestamp as the server writes it, in UTC for a `timestamptz` when the session's TimeZone is
