@@ -1,10 +1,8 @@
 // A full garbage collection on demand, for memory assertions. `--expose-gc` is not among the
-// flags `npm test` passes, so the flag is set at run time and `gc` taken from a fresh context
-// (V8 installs it on contexts created after the flag is set).
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
+// flags `npm test` passes: `gc` is taken as the service takes it for its relays.
+import { exposedGc } from '../../src/lib/young-collection.js'
 
-export const gc: () => void = (globalThis as { gc?: () => void }).gc ?? (() => {
-  setFlagsFromString('--expose-gc')
-  return runInNewContext('gc') as () => void
-})()
+const fullGc = exposedGc()
+if (fullGc === undefined) throw new Error('this Node gives no gc function')
+
+export const gc = (): void => fullGc()

@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import { ProblemError } from '../../contract/problems.js'
+import { relayCollector } from '../../lib/young-collection.js'
 
 /** What came back: the whole body, or the start of it with `stream` carrying it all. */
 export interface Answer {
@@ -131,6 +132,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     // Leaving now destroys the connection: it is not read any further.
     if (this.#size > this.limits.maxBytes) return controller.abort(tooLarge(this.limits.maxBytes))
     if (this.#stream !== undefined) {
+      relayCollector.relayed(chunk.length)
       if (!this.#stream.push(chunk)) controller.pause()
       return
     }
