@@ -1,9 +1,10 @@
 // Bytes relayed from one socket to another arrive in buffers of their own (one per socket read),
 // which V8 counts as external memory and frees only when their young wrappers are collected. A
 // relay makes almost no other garbage, so no young collection comes by itself: the buffers pile
-// up until external-memory pressure forces mark-compacts of the whole heap. Relaying a list of
-// 383 MB, the front's CPU was 1.10 to 1.13 s and its RSS 197 to 205 MB (221 with five at once);
-// with a minor collection every 8 MiB relayed, 0.56 to 0.69 s and 135 to 138 MB (147 to 153).
+// up until external-memory pressure forces mark-compacts of the whole heap (13 per list of
+// 383 MB). With a minor collection every 8 MiB relayed, the front's CPU per such list fell from
+// 816 and 880 ms to 403 and 506, and its peak RSS under five at once from 225 and 230 MB to 144
+// and 146 (docs/performance.md, "Relayed lists").
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
