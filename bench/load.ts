@@ -176,7 +176,7 @@ async function timedGet (pool: Pool, path: string): Promise<TimedResponse> {
 /** The memory run: a few sequential requests, then a few at once, each timed to its first byte and its end. */
 export async function timedRequests (origin: string, path: string,
   { sequential, concurrent }: { sequential: number, concurrent: number }): Promise<TimedResponse[]> {
-  const pool = new Pool(origin, { connections: concurrent, headersTimeout: SLOW_BODY_MS, bodyTimeout: SLOW_BODY_MS })
+  const pool = new Pool(origin, { connections: Math.max(1, concurrent), headersTimeout: SLOW_BODY_MS, bodyTimeout: SLOW_BODY_MS })
   try {
     const responses: TimedResponse[] = []
     for (let i = 0; i < sequential; i++) responses.push(await timedGet(pool, path))

@@ -121,7 +121,7 @@ export function memoryMb (pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /** CPU time (user + system) of a process tree so far, in ms; /proc counts in USER_HZ, 100 on Linux. */
-function cpuMs (pid: number): number {
+export function cpuMs (pid: number): number {
   let total = 0
   for (const member of processTree(pid)) {
     try {

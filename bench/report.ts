@@ -40,7 +40,8 @@ export interface MemoryResult {
   store: Store
   scenario: ScenarioName
   posts: number
-  figures: Partial<Record<Target, { responses: TimedResponse[], peakRssMb: Record<string, number> }>>
+  /** `cpuMsPerList`: each process's CPU per list of the sequential requests (one list alone). */
+  figures: Partial<Record<Target, { responses: TimedResponse[], peakRssMb: Record<string, number>, cpuMsPerList: Record<string, number> }>>
   /** One list alone: baseline mean total time over the service's (sequential requests); like the other ratios, 1 is the limit. */
   ratio?: number
   checks: { completes?: boolean, rss?: boolean, firstByte?: boolean, ratio?: boolean }
@@ -131,8 +132,9 @@ const whole = (n: number): string => Math.round(n).toLocaleString('en-US')
 /** A row for a scenario that has no figures: its message, then empty cells up to `columns`. */
 const errorRow = (cells: Array<string | number>, message: string, columns: number): string =>
   `| ${[...cells, message].join(' | ')} |${' |'.repeat(columns - cells.length - 1)}`
-const mb = (peaks: Record<string, number> | undefined, names: string[]): string =>
-  names.map((name) => peaks?.[name] === undefined ? '–' : whole(peaks[name])).join(' / ')
+/** Each named process's figure, rounded, in that order. */
+const perProcess = (figures: Record<string, number> | undefined, names: string[]): string =>
+  names.map((name) => figures?.[name] === undefined ? '–' : whole(figures[name])).join(' / ')
 
 /** The load generator used most of its cores: that side's req/s is bounded by the client, not the server. */
 const LOAD_BOUND_CPU = 0.9
@@ -183,7 +185,7 @@ function loadRow (r: LoadResult): string {
   return `| ${r.store} | ${r.scenario} | ${postsOf(r)} | ${requestsPerSecond(s)} | ${requestsPerSecond(b)} | ` +
     `**${ratio(r.ratio)}**${r.generator === 'wrk' ? '' : ' †'} | ${target} | ${ms(s.p50Ms)} / ${ms(s.p99Ms)} | ${ms(b.p50Ms)} / ${ms(b.p99Ms)} | ${p99} | ` +
     `${micros(front)} + ${micros(api)} = ${micros(service)} | ${micros(base)} | ${base === undefined || service === 0 ? '–' : (base / service).toFixed(2)} | ` +
-    `${s.unexpected} / ${b.unexpected} | ${mb({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} |`
+    `${s.unexpected} / ${b.unexpected} | ${perProcess({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} |`
 }
 
 function versusRow (r: LoadResult): string {
@@ -204,12 +206,13 @@ function versusRow (r: LoadResult): string {
 
 function memoryRow (r: MemoryResult): string {
   const { service: s, baseline: b } = r.figures
-  if (s === undefined || b === undefined) return errorRow([r.store], r.error ?? 'not run', 12)
+  if (s === undefined || b === undefined) return errorRow([r.store], r.error ?? 'not run', 13)
   const each = (responses: TimedResponse[], key: 'firstByteMs' | 'totalMs'): string => responses.map((x) => whole(x[key])).join(', ')
   const statuses = [...new Set(s.responses.map((x) => x.error === undefined ? String(x.status) : `error (${x.error})`))].join(', ')
   return `| ${r.store} | ${statuses} | ${each(s.responses, 'firstByteMs')} | ${each(b.responses, 'firstByteMs')} | ` +
     `${each(s.responses, 'totalMs')} | ${each(b.responses, 'totalMs')} | ${(Math.max(...b.responses.map((x) => x.bytes)) / 1e6).toFixed(0)} | ` +
-    `**${ratio(r.ratio)}** ${mark(r.checks.ratio)} | ${mb({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} | ` +
+    `**${ratio(r.ratio)}** ${mark(r.checks.ratio)} | ${perProcess({ ...s.cpuMsPerList, ...b.cpuMsPerList }, ['posts-api', 'front', 'baseline'])} | ` +
+    `${perProcess({ ...s.peakRssMb, ...b.peakRssMb }, ['posts-api', 'front', 'baseline'])} | ` +
     `${mark(r.checks.completes)} | ${mark(r.checks.rss)} | ${mark(r.checks.firstByte)} |`
 }
 
@@ -248,8 +251,8 @@ export function renderMarkdown (report: BenchReport): string {
   if (memory.length > 0) {
     lines.push(`### list-100000 (memory run: ${MEMORY_RUN.sequential} sequential requests, then ${MEMORY_RUN.concurrent} at once)`, '',
       'Times in ms for each response; ratio: baseline mean total time ÷ service mean total time of the sequential requests (one list alone).', '',
-      '| store | service statuses | service first byte | baseline first byte | service total | baseline total | MB | ratio | peak RSS MB api / front / base | completes | RSS ≤ 200 MB | first byte < 1 s |',
-      '|---|---|--:|--:|--:|--:|--:|--:|--:|---|---|---|', ...memory.map(memoryRow), '')
+      '| store | service statuses | service first byte | baseline first byte | service total | baseline total | MB | ratio | CPU ms per list alone api / front / base | peak RSS MB api / front / base | completes | RSS ≤ 200 MB | first byte < 1 s |',
+      '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|---|', ...memory.map(memoryRow), '')
   }
   if (report.problems.length > 0) lines.push('**Problems**', '', ...report.problems.map((p) => `- ${p}`), '')
   if (report.warnings.length > 0) lines.push('**Warnings**', '', ...report.warnings.map((w) => `- ${w}`), '')

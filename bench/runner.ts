@@ -7,7 +7,7 @@ import { preparePostgresDataset, prepareSqliteDataset, slugOf } from './dataset.
 import { fetchEtags, getBody, summarise, timedRequests, type LoadGenerator, type LoadRun, type RequestSequence } from './load.js'
 import { HOST, type Options } from './options.js'
 import { pageCursors } from './page-cursors.js'
-import { emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
+import { cpuMs, emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, checkShare, checkVersus, RESULTS_DIR, TARGETS, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
 import { baselineServes, homeOf, MEMORY_RUN, PAGE_PATH, requestSequence, SORTED_PAGE_PATH, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
@@ -149,9 +149,14 @@ async function measureMemory (tiers: Tiers, store: Store, posts: number, name: S
   const result: MemoryResult = { kind: 'memory', store, scenario: name, posts, figures: {}, checks: {} }
   const path = requestSequence(name, { slugs, etags: new Map(), cursors: [] })[0]?.path ?? '/api/blog'
   for (const target of TARGETS) {
-    const responses = await timedRequests(originOf(tiers, target), path, MEMORY_RUN)
-    const peakRssMb = Object.fromEntries(processesOf(tiers, target).map((child) => [child.name, memoryMb(child.pid, 'VmHWM')]))
-    result.figures[target] = { responses, peakRssMb }
+    const children = processesOf(tiers, target)
+    const cpuBefore = children.map((child) => cpuMs(child.pid))
+    const alone = await timedRequests(originOf(tiers, target), path, { sequential: MEMORY_RUN.sequential, concurrent: 0 })
+    // What one list alone costs each process: the sequential requests' CPU, per list.
+    const cpuMsPerList = Object.fromEntries(children.map((child, i) => [child.name, (cpuMs(child.pid) - (cpuBefore[i] ?? 0)) / MEMORY_RUN.sequential]))
+    const atOnce = await timedRequests(originOf(tiers, target), path, { sequential: 0, concurrent: MEMORY_RUN.concurrent })
+    const peakRssMb = Object.fromEntries(children.map((child) => [child.name, memoryMb(child.pid, 'VmHWM')]))
+    result.figures[target] = { responses: [...alone, ...atOnce], peakRssMb, cpuMsPerList }
   }
   checkMemory(result)
   return result
