@@ -10,7 +10,7 @@ import { buffer } from 'node:stream/consumers'
 import { LRUCache } from 'lru-cache'
 import { keyedListPath, shapeOf } from '../../contract/keyed-list.js'
 import { decodeCursor, encodeCursor, type ListQuery, type SortKey } from '../../contract/list-query.js'
-import { createRepresentation, etagOf, type Representation } from '../../http/representation.js'
+import { concatOwn, createRepresentation, etagOf, type Representation } from '../../http/representation.js'
 import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { isPost, parseUpstreamJson } from './answer-checks.js'
@@ -117,7 +117,8 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
       parts.push(keyedList.subarray(postStarts[line] as number, (line + 1 < lines ? lineStarts[line + 1] as number : keyedList.length) - 1))
     }
     parts.push(CLOSE)
-    return Buffer.concat(parts)
+    // In memory of its own, as a representation holds its body: one copy, not two.
+    return concatOwn(parts)
   }
   return {
     bytes: keyedList.length,
