@@ -168,16 +168,26 @@ export function nextLink (route: string, query: ListQuery, next: SortKey): strin
 }
 
 /**
+ * A decoded key remembers the text it came from, which is exactly what encodeCursor would make
+ * of it: a page after a cursor needs that text three more times (its cache key, the keyed list's
+ * line, the next link's key). Not enumerable, so a key spread into another does not carry it.
+ */
+const CURSOR_TEXT = Symbol('cursor text')
+
+/**
  * The opaque cursor: base64url of JSON. In the default order the array `[publishedAt, slug]`,
  * or `[slug]` for a table without published_at; in a search's relevance order `["q", rank, slug]`;
  * in another, an object naming the sort, which no cursor of the default order can be:
  * `{"title":["Hello","hello"]}`, `{"-slug":["hello"]}`.
  */
-export function encodeCursor ({ slug, publishedAt, sort, value, rank }: SortKey): string {
-  const key = rank !== undefined
+export function encodeCursor (key: SortKey): string {
+  const known = (key as Partial<Record<typeof CURSOR_TEXT, string>>)[CURSOR_TEXT]
+  if (known !== undefined) return known
+  const { slug, publishedAt, sort, value, rank } = key
+  const json = rank !== undefined
     ? ['q', rank, slug]
     : sort !== undefined ? { [sort]: value === undefined ? [slug] : [value, slug] } : publishedAt === undefined ? [slug] : [publishedAt, slug]
-  return Buffer.from(JSON.stringify(key)).toString('base64url')
+  return Buffer.from(JSON.stringify(json)).toString('base64url')
 }
 
 /**
@@ -193,7 +203,9 @@ export function decodeCursor (text: string): SortKey | undefined {
     return undefined
   }
   const key = sortKeyOf(value)
-  return key !== undefined && encodeCursor(key) === text ? key : undefined
+  if (key === undefined || encodeCursor(key) !== text) return undefined
+  Object.defineProperty(key, CURSOR_TEXT, { value: text })
+  return key
 }
 
 /**

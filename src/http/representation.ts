@@ -51,19 +51,21 @@ export function ownBytes (bytes: Buffer): Buffer {
   return own
 }
 
-/** `parts` joined, in memory of their own (as `ownBytes` gives) at once. */
-export function concatOwn (parts: readonly Buffer[]): Buffer {
-  let length = 0
-  for (const part of parts) length += part.length
-  const own = Buffer.allocUnsafeSlow(length)
-  let at = 0
-  for (const part of parts) at += part.copy(own, at)
-  return own
-}
-
 /** `etag`: a strong ETag the body already has (the upstream's), to avoid hashing it again. */
 export function createRepresentation (body: Buffer, etag = etagOf(body)): Representation {
-  const held = ownBytes(body)
+  return representationOf(ownBytes(body), etag)
+}
+
+/**
+ * A representation made for one answer (a page built for its request), whose body may stay a
+ * slice of a shared slab: copying it out costs more than the page's own join. One that is then
+ * held is made again with createRepresentation.
+ */
+export function transientRepresentation (body: Buffer, etag = etagOf(body)): Representation {
+  return representationOf(body, etag)
+}
+
+function representationOf (held: Buffer, etag: string): Representation {
   const variants = new Map<Encoding, Promise<Buffer>>()
   return {
     body: held,

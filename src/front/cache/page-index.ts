@@ -10,7 +10,7 @@ import { buffer } from 'node:stream/consumers'
 import { LRUCache } from 'lru-cache'
 import { keyedListPath, shapeOf } from '../../contract/keyed-list.js'
 import { decodeCursor, encodeCursor, type ListQuery, type SortKey } from '../../contract/list-query.js'
-import { concatOwn, createRepresentation, etagOf, type Representation } from '../../http/representation.js'
+import { createRepresentation, etagOf, transientRepresentation, type Representation } from '../../http/representation.js'
 import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { isPost, parseUpstreamJson } from './answer-checks.js'
@@ -36,9 +36,9 @@ export interface PageIndex {
 
 const LINE_END = 0x0a
 const SPACE = 0x20
-const OPEN = Buffer.from('[')
-const COMMA = Buffer.from(',')
-const CLOSE = Buffer.from(']')
+const OPEN = 0x5b
+const COMMA = 0x2c
+const CLOSE = 0x5d
 /** Lines parsed between two turns of the event loop while an index is built. */
 const LINES_PER_TURN = 2000
 /** An empty slot of the cursor table. */
@@ -108,17 +108,22 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
   if (at !== keyedList.length) return undefined
 
   const cursorAt = (line: number): string => keyedList.toString('latin1', lineStarts[line] as number, (postStarts[line] as number) - 1)
-  /** The JSON array of the posts of lines `start` to `end` (excluded). */
+  /** Where the post of `line` ends: before its line end, which is the next line's start less one (the last line's ends the list). */
+  const postEnd = (line: number): number => (line + 1 < lines ? lineStarts[line + 1] as number : keyedList.length) - 1
+  /** The JSON array of the posts of lines `start` to `end` (excluded), copied once into one buffer. */
   function arrayOf (start: number, end: number): Buffer {
-    const parts: Buffer[] = [OPEN]
+    // The brackets, and a comma between two posts.
+    let length = 2 + Math.max(0, end - start - 1)
+    for (let line = start; line < end; line++) length += postEnd(line) - (postStarts[line] as number)
+    const array = Buffer.allocUnsafe(length)
+    let at = 0
+    array[at++] = OPEN
     for (let line = start; line < end; line++) {
-      if (line > start) parts.push(COMMA)
-      // Up to its line end, which is the next line's start less one (the last line's ends the list).
-      parts.push(keyedList.subarray(postStarts[line] as number, (line + 1 < lines ? lineStarts[line + 1] as number : keyedList.length) - 1))
+      if (line > start) array[at++] = COMMA
+      at += keyedList.copy(array, at, postStarts[line] as number, postEnd(line))
     }
-    parts.push(CLOSE)
-    // In memory of its own, as a representation holds its body: one copy, not two.
-    return concatOwn(parts)
+    array[at] = CLOSE
+    return array
   }
   return {
     bytes: keyedList.length,
@@ -133,12 +138,12 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
       const start = last + 1
       const end = Math.min(start + limit, lines)
       const body = arrayOf(start, end)
-      if (end === lines || end === start) return { representation: createRepresentation(body), empty: end === start }
+      if (end === lines || end === start) return { representation: transientRepresentation(body), empty: end === start }
       // As the post API makes it: the ETag covers the next link as well as the bytes.
       const cursor = cursorAt(end - 1)
       const next = decodeCursor(cursor)
       if (next === undefined) return undefined
-      return { representation: createRepresentation(body, etagOf(body, `\n${cursor}`)), empty: false, next }
+      return { representation: transientRepresentation(body, etagOf(body, `\n${cursor}`)), empty: false, next }
     }
   }
 }
@@ -268,7 +273,9 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
         page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
         if (page === undefined) return undefined
         if (builtOnce.delete(pagePath)) {
-          copies.holdBody(pagePath, page, page.representation.etag, held.version)
+          // Held: in memory of its own (a page is built in a shared slab).
+          const { body, etag } = page.representation
+          copies.holdBody(pagePath, { ...page, representation: createRepresentation(body, etag) }, etag, held.version)
         } else {
           if (builtOnce.size >= MAX_PAGES_BUILT_ONCE) builtOnce.clear()
           builtOnce.add(pagePath)

@@ -5,10 +5,12 @@
 // cursor the list does not hold goes upstream; an upstream without keyed lists is paged as before.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import fc from 'fast-check'
 import { buildPageIndex } from '../../../src/front/cache/page-index.js'
 import { createProcessMetrics } from '../../../src/ops/metrics.js'
 import { buildPostsApp } from '../../../src/posts-api/app.js'
 import { encodeCursor, nextCursorIn } from '../../../src/contract/list-query.js'
+import { etagOf } from '../../../src/http/representation.js'
 import type { PostStore } from '../../../src/store/store.js'
 import { openTestStore, seedTestStore, sqliteServer, type TestDatabase } from '../../helpers/databases.js'
 import { testConfig } from '../../helpers/config.js'
@@ -219,6 +221,29 @@ describe('buildPageIndex', () => {
     assert.equal(index.page(a, 5)?.next, undefined)
     assert.equal(index.page(b, 5)?.empty, true)
     assert.equal(index.page(encodeCursor({ slug: 'c' }), 5), undefined)
+  })
+
+  test('every page is the posts after its cursor joined as a JSON array, its tag covering the next cursor (a model of the list)', async () => {
+    const post = fc.record({ title: fc.string({ maxLength: 40 }), n: fc.integer() })
+    await fc.assert(fc.asyncProperty(fc.array(post, { minLength: 1, maxLength: 40 }), fc.nat(), fc.integer({ min: 1, max: 50 }), async (bodies, from, limit) => {
+      const slugs = bodies.map((_, i) => `p-${i}`)
+      const texts = bodies.map((body, i) => JSON.stringify({ slug: slugs[i], ...body }))
+      const index = await buildPageIndex(Buffer.from(texts.map((text, i) => line(encodeCursor({ slug: slugs[i] as string }), text)).join('')))
+      assert.ok(index !== undefined)
+      const last = from % (slugs.length + 1) - 1
+      const page = index.page(last < 0 ? undefined : encodeCursor({ slug: slugs[last] as string }), limit)
+      const end = Math.min(last + 1 + limit, slugs.length)
+      const expected = Buffer.from(`[${texts.slice(last + 1, end).join(',')}]`)
+      assert.deepEqual(page?.representation.body, expected)
+      assert.equal(page?.empty, end === last + 1)
+      if (end === slugs.length) {
+        assert.equal(page?.next, undefined)
+        assert.equal(page?.representation.etag, etagOf(expected))
+      } else {
+        assert.deepEqual(page?.next, { slug: slugs[end - 1] })
+        assert.equal(page?.representation.etag, etagOf(expected, `\n${encodeCursor({ slug: slugs[end - 1] as string })}`))
+      }
+    }), { numRuns: 300 })
   })
 
   test('anything but lines of a cursor and a post is not indexed', async () => {
