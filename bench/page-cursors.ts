@@ -3,7 +3,7 @@
 // text; PostgreSQL: the timestamptz as text, microseconds and all).
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { encodeCursor, type SortKey } from '../src/contract/list-query.js'
+import { encodeCursor, type SortKey } from '../src/contract/cursor.js'
 
 /** Cursors in list order: the i-th starts the page after the i-th post. */
 export async function pageCursors (store: 'sqlite' | 'postgres', databaseUrl: string): Promise<string[]> {

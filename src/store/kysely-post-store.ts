@@ -2,7 +2,8 @@
 // differs (introspection, collation-proof ordering, tag conditions, DDL, timestamp binding).
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { ListFilter } from '../contract/list-filter.js'
-import { QUERY_DETAILS, type ListQuery, type PostQuery, type SortKey } from '../contract/list-query.js'
+import { QUERY_DETAILS, type ListQuery, type PostQuery } from '../contract/list-query.js'
+import { type SortKey } from '../contract/cursor.js'
 import { sortOrder, type SortColumn } from '../contract/list-sort.js'
 import type { Neighbours } from '../contract/neighbours.js'
 import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'

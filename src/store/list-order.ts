@@ -5,7 +5,7 @@
 // the others (never NULLS FIRST/LAST, which MySQL lacks, nor `OR x IS NULL`, which costs the
 // index bound).
 import { sql, type RawBuilder } from 'kysely'
-import type { CursorValue, SortKey } from '../contract/list-query.js'
+import type { CursorValue, SortKey } from '../contract/cursor.js'
 import { cursorSort, DEFAULT_SORT, sortOrder, type ListSort, type SortColumn } from '../contract/list-sort.js'
 import type { SortValueCheck } from './sort-key-values.js'
 import { bigintToJson } from './normalise-row.js'

@@ -1,6 +1,7 @@
 // The store boundary: what the upstream post API needs from a database, whatever its dialect.
 import type { ListFilter } from '../contract/list-filter.js'
-import type { ListQuery, PostQuery, SortKey } from '../contract/list-query.js'
+import type { ListQuery, PostQuery } from '../contract/list-query.js'
+import type { SortKey } from '../contract/cursor.js'
 import type { PublishingState } from '../publishing/publishing-options.js'
 import type { Neighbours } from '../contract/neighbours.js'
 import type { RowVersions } from '../sync/state-token.js'

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { nextCursorIn } from '../../src/contract/list-query.js'
+import { nextCursorIn } from '../../src/contract/cursor.js'
 import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
 import type { PostStore, PostUpsert } from '../../src/store/store.js'
 import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'

@@ -3,7 +3,7 @@
 // on lists and posts, `tag`, and every malformed value. Part of the store contract suite.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import { encodeCursor } from '../../src/contract/list-query.js'
+import { encodeCursor } from '../../src/contract/cursor.js'
 import type { PostStore } from '../../src/store/store.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'

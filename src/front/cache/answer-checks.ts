@@ -4,7 +4,8 @@
 // query the upstream refused).
 import sjson from 'secure-json-parse'
 import { isTagCounts } from '../../contract/tag-counts.js'
-import { encodeCursor, nextCursorIn, TOTAL_COUNT_HEADER, type SortKey } from '../../contract/list-query.js'
+import { TOTAL_COUNT_HEADER } from '../../contract/list-query.js'
+import { encodeCursor, nextCursorIn, type SortKey } from '../../contract/cursor.js'
 import { PROBLEM_TYPE_BASE, ProblemError, RETRY_AFTER_S } from '../../contract/problems.js'
 import { isStorableText } from '../../contract/slug.js'
 import { neighboursIn, POST_ROUTE, type Neighbours } from '../../contract/neighbours.js'

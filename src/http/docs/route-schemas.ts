@@ -3,7 +3,8 @@
 // handlers check their input to answer with their own problems, and send bodies already
 // serialised, every column of the row included (src/http/representation.ts).
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../../contract/list-filter.js'
-import { MAX_CURSOR_LENGTH, MAX_FIELDS, MAX_PAGE_SIZE } from '../../contract/list-query.js'
+import { MAX_FIELDS, MAX_PAGE_SIZE } from '../../contract/list-query.js'
+import { MAX_CURSOR_LENGTH } from '../../contract/cursor.js'
 import { DEFAULT_SORT, SORT_COLUMNS } from '../../contract/list-sort.js'
 import { MAX_QUERY_LENGTH, MAX_TERMS } from '../../contract/search-query.js'
 import { SLUG_MAX_LENGTH } from '../../contract/slug.js'
