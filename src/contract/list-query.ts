@@ -68,28 +68,28 @@ export function invalidQuery (detail: string): ProblemError {
 export function parseListQuery (url: string): ListQuery {
   const params = searchParamsOf(url)
   if (params === undefined) return NO_QUERY
-  checkNames(params, LIST_PARAMETERS)
-  const limit = single(params, 'limit')
-  const after = single(params, 'after')
-  const sortText = single(params, 'sort')
+  const values = checkedValues(params, LIST_PARAMETERS)
+  const limit = values.get('limit')
+  const after = values.get('after')
+  const sortText = values.get('sort')
   const sort = sortText === undefined ? undefined : parseSort(sortText) ?? failWith(QUERY_DETAILS.sort)
-  const fields = single(params, 'fields')
-  const count = single(params, 'count')
-  const q = single(params, 'q')
-  const highlight = single(params, 'highlight')
+  const fields = values.get('fields')
+  const count = values.get('count')
+  const q = values.get('q')
+  const highlight = values.get('highlight')
   const query: Record<string, unknown> = {
     ...(limit === undefined ? {} : { limit: parseLimit(limit) }),
     ...(after === undefined ? {} : { after: parseCursor(after, cursorSort(sort, q !== undefined)) }),
     ...(sort === undefined ? {} : { sort }),
     ...(fields === undefined ? {} : { fields: parseFields(fields) }),
-    ...formatsOf(params)
+    ...formatsOf(values.get('formats'))
   }
   for (const [key, name] of TAG_FILTERS) {
-    const text = single(params, name)
+    const text = values.get(name)
     if (text !== undefined) query[key] = parseTags(text) ?? failWith(FILTER_DETAILS.tags(name))
   }
   for (const [key, name] of DATE_FILTERS) {
-    const text = single(params, name)
+    const text = values.get(name)
     if (text !== undefined) query[key] = parseInstant(text) ?? failWith(FILTER_DETAILS.date(name))
   }
   if (q !== undefined) {
@@ -112,11 +112,10 @@ export function parsePostQuery (url: string): PostQuery {
   const params = searchParamsOf(url)
   if (params === undefined) return NO_QUERY
   const fields = single(params, 'fields')
-  return { ...(fields === undefined ? {} : { fields: parseFields(fields) }), ...formatsOf(params) }
+  return { ...(fields === undefined ? {} : { fields: parseFields(fields) }), ...formatsOf(single(params, 'formats')) }
 }
 
-function formatsOf (params: URLSearchParams): Pick<ListQuery, 'formats'> {
-  const formats = single(params, 'formats')
+function formatsOf (formats: string | undefined): Pick<ListQuery, 'formats'> {
   return formats === undefined ? {} : { formats: parseFormats(formats) }
 }
 
@@ -169,6 +168,22 @@ export function checkNames (params: URLSearchParams, accepted: readonly string[]
   throw invalidQuery([...listed('Unknown', unknown), ...listed('Repeated', repeated), `The accepted parameters are ${accepted.join(', ')}, each at most once.`].join(' '))
 }
 
+/**
+ * Each parameter's value, when every name is one of `accepted` and none comes twice (the common
+ * case, read in one pass); otherwise checkNames refuses them all, naming them.
+ */
+function checkedValues (params: URLSearchParams, accepted: readonly string[]): Map<string, string> {
+  const values = new Map<string, string>()
+  for (const [name, value] of params) {
+    if (values.has(name) || !accepted.includes(name)) {
+      checkNames(params, accepted)
+      break
+    }
+    values.set(name, value)
+  }
+  return values
+}
+
 function single (params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name)
   if (values.length > 1) throw invalidQuery(`The ${name} parameter may be given only once.`)
@@ -192,9 +207,19 @@ function parseCursor (text: string, order: ReturnType<typeof cursorSort>): SortK
   return key
 }
 
+/** `fields` values parsed lately, by text: a client pages with the same one again and again. */
+const parsedFields = new Map<string, readonly string[]>()
+/** Distinct `fields` values remembered (clients choose them): forgotten all at once past this many. */
+const MAX_PARSED_FIELDS = 64
+
 function parseFields (text: string): readonly string[] {
+  const known = parsedFields.get(text)
+  if (known !== undefined) return known
   const names = text.split(',')
   if (names.length > MAX_FIELDS || !names.every((name) => IDENTIFIER.test(name))) throw invalidQuery(QUERY_DETAILS.fields)
   // Sorted bytewise (not localeCompare): the same names in any order are one query.
-  return [...new Set([...names, 'slug'])].sort()
+  const fields = Object.freeze([...new Set([...names, 'slug'])].sort())
+  if (parsedFields.size >= MAX_PARSED_FIELDS) parsedFields.clear()
+  parsedFields.set(text, fields)
+  return fields
 }

@@ -2,6 +2,7 @@
 // cursor.test.ts's).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import fc from 'fast-check'
 import { canonicalSearch, nextLink, parseListQuery, parsePostQuery } from '../../src/contract/list-query.js'
 import { encodeCursor } from '../../src/contract/cursor.js'
 import { ProblemError } from '../../src/contract/problems.js'
@@ -104,4 +105,15 @@ test('q and highlight: checked by the grammar, written back in canonical form; a
   refused('/api/blog?highlight=true')
   refused('/api/blog?q=rust&highlight=yes')
   refused('/api/blog?q=a&q=b')
+})
+
+test('fields: the names given, slug among them, distinct and sorted bytewise, however often the same value comes', () => {
+  const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/)
+  // Values are remembered by their text, a few dozen at a time: many distinct ones, each asked for again.
+  fc.assert(fc.property(fc.array(fc.array(name, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 100 }), (lists) => {
+    for (const names of [...lists, ...lists]) {
+      const expected = [...new Set([...names, 'slug'])].sort()
+      assert.deepEqual(parseListQuery(`/api/blog?fields=${names.join(',')}`).fields, expected)
+    }
+  }), { numRuns: 50 })
 })
