@@ -3,7 +3,7 @@
 // slug); with `sort`, a slice of its matches in that sort (sorted-search.ts). The posts are read
 // by slug with their `fields` and `formats`, and with `highlight=true` each carries its
 // `search_snippet` (src/search/search-snippet.ts).
-import { type ListQuery } from '../contract/list-query.js'
+import type { ListQuery } from '../contract/list-query.js'
 import { encodeCursor, type SortKey } from '../contract/cursor.js'
 import { createRepresentation, etagOf, type Representation } from '../http/representation.js'
 import type { SearchHit } from '../search/memory-search-index.js'

@@ -5,7 +5,7 @@
 // walk never repeats nor skips a post. A cursor that is not in the list (another version's, or
 // its post's sort value changed since) resumes at the first match the store lists after it.
 import { canonicalSearch, type ListQuery } from '../contract/list-query.js'
-import { type CursorValue, type SortKey } from '../contract/cursor.js'
+import type { CursorValue, SortKey } from '../contract/cursor.js'
 import { filterOf } from '../contract/list-filter.js'
 import type { ListSort } from '../contract/list-sort.js'
 import type { SearchHit } from '../search/memory-search-index.js'

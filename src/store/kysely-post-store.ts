@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { ListFilter } from '../contract/list-filter.js'
 import { QUERY_DETAILS, type ListQuery, type PostQuery } from '../contract/list-query.js'
-import { type SortKey } from '../contract/cursor.js'
+import type { SortKey } from '../contract/cursor.js'
 import { sortOrder, type SortColumn } from '../contract/list-sort.js'
 import type { Neighbours } from '../contract/neighbours.js'
 import { createRowNormaliser, type RowNormaliser } from './normalise-row.js'

@@ -9,7 +9,7 @@
 import { buffer } from 'node:stream/consumers'
 import { LRUCache } from 'lru-cache'
 import { keyedListPath, shapeOf } from '../../contract/keyed-list.js'
-import { type ListQuery } from '../../contract/list-query.js'
+import type { ListQuery } from '../../contract/list-query.js'
 import { decodeCursor, encodeCursor, type SortKey } from '../../contract/cursor.js'
 import { createRepresentation, etagOf, transientRepresentation, type Representation } from '../../http/representation.js'
 import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
