@@ -1,6 +1,7 @@
 // The fixed cost of one answer, per process, in units that a busy machine does not blur: CPU time
-// per request of the answering process (from /proc), or with --callgrind its instructions per
-// request (valgrind's callgrind, counted over exactly the measured requests, after a warm-up).
+// per request of the answering process (from /proc), split into user and system (kernel) time,
+// or with --callgrind its instructions per request (valgrind's callgrind, counted over exactly the
+// measured requests, after a warm-up).
 // For small A/B decisions where `npm run bench`'s requests/s move with whatever else runs.
 //   npm run build && node --import tsx bench/answer-cost.ts --scenario invalid [--target front|peer|limit] [--callgrind] [--set NAME=VALUE]
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
@@ -84,9 +85,10 @@ async function start (args: string[], env: NodeJS.ProcessEnv, port: number, log:
   return child
 }
 
-function cpuMs (pid: number): number {
+/** CPU time of `pid` so far, in ms: in its own code (user) and in the kernel's on its behalf (system). */
+function cpuMs (pid: number): { user: number, system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
 }
 
 async function load (origin: string, paths: readonly string[], count: number): Promise<void> {
@@ -135,8 +137,11 @@ await load(origin, paths, warmup)
 if (values.callgrind) execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore', env: { ...process.env, ...baseEnv } })
 const before = cpuMs(pid)
 await load(origin, paths, requests)
-const cpuUs = (cpuMs(pid) - before) * 1000 / requests
-let line = `${scenario} ${target}: ${requests} requests, ${connections} connections; ${cpuUs.toFixed(1)} CPU µs per request`
+const after = cpuMs(pid)
+const userUs = (after.user - before.user) * 1000 / requests
+const systemUs = (after.system - before.system) * 1000 / requests
+let line = `${scenario} ${target}: ${requests} requests, ${connections} connections; ${(userUs + systemUs).toFixed(1)} CPU µs per request ` +
+  `(user ${userUs.toFixed(1)}, system ${systemUs.toFixed(1)})`
 // Callgrind's counts since the zeroing above, as the file of this dump (callgrind.out.1).
 if (values.callgrind) execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore', env: { ...process.env, ...baseEnv } })
 if (values['cpu-prof-dir'] !== undefined) {
