@@ -99,7 +99,7 @@ export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHead
     if (queryAt !== -1 && previewIn(url) !== undefined) return false
     settle(exchange, cache.post(slug, query, exchange.id, () => exchange.answerable()), posts, (outcome) => {
       if (outcome.kind === 'absent') {
-        exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', POST_NOT_FOUND_DETAIL, tagHeaders === undefined ? [] : tagList(tagHeaders.post(slug)))
+        exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', POST_NOT_FOUND_DETAIL, tagHeaders === undefined ? [] : tagHeaders.postList(slug))
         return true
       }
       if (outcome.stale !== undefined) return false

@@ -23,6 +23,11 @@ export interface CacheTagHeaders {
   post: (slug: string, held?: object) => TagHeaders
   /** A post's answer: its own key, and `posts`, since its neighbour links follow the list order (kept per `held`). */
   servedPost: (slug: string, held: object) => TagHeaders
+  /**
+   * `post(slug)` as names and values one after the other, the names lower-cased (as Node's
+   * `writeHead` takes them): the 404 of a slug, made for each answer without an object to key it by.
+   */
+  postList: (slug: string) => readonly string[]
 }
 
 /** The headers of `names`; undefined when there are none, so that callers skip them at no cost. */
@@ -31,6 +36,7 @@ export function createCacheTagHeaders (names: readonly string[]): CacheTagHeader
   const headersOf = (tags: readonly string[]): TagHeaders =>
     Object.fromEntries(names.map((name) => [name, tagHeaderValue(name, tags)]))
   const posts = headersOf([POSTS_TAG])
+  const lowerCased = names.map((name) => name.toLowerCase())
   // Keyed by the held object: made on its first answer, dropped with it.
   const kept = new WeakMap<object, TagHeaders>()
   const keptOr = (held: object | undefined, make: () => TagHeaders): TagHeaders => {
@@ -61,6 +67,13 @@ export function createCacheTagHeaders (names: readonly string[]): CacheTagHeader
     posts,
     list: (filter, held) => filter.tag === undefined && filter.tagAll === undefined && filter.tagNot === undefined ? posts : keptOr(held, () => listHeaders(filter)),
     post: (slug, held) => keptOr(held, () => headersOf([postTag(slug)])),
-    servedPost: (slug, held) => keptOr(held, () => headersOf([postTag(slug), POSTS_TAG]))
+    servedPost: (slug, held) => keptOr(held, () => headersOf([postTag(slug), POSTS_TAG])),
+    postList (slug) {
+      // One tag: every header's value is that tag, whatever its separator.
+      const tag = postTag(slug)
+      const list: string[] = []
+      for (const name of lowerCased) list.push(name, tag)
+      return list
+    }
   }
 }

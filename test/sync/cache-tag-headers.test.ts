@@ -4,6 +4,7 @@
 // headers, a tag filter of long tags stays within the header budget, and after a commit every
 // answer whose body changed names a tag the change purges, while another post's answer does not.
 import assert from 'node:assert/strict'
+import fc from 'fast-check'
 import { after, before, describe, test } from 'node:test'
 import { createPostUrl, parseSiteUrl } from '../../src/feeds/post-url.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
@@ -157,6 +158,17 @@ test('headers are made once per held body, and not at all without header names',
   assert.equal(tags.list({ tag: ['x'] }, held), tags.list({ tag: ['x'] }, held))
   assert.equal(tags.list({}), tags.posts)
   assert.deepEqual(tags.list({ tag: ['b', 'a'], tagNot: ['a'] }), { 'Surrogate-Key': 'posts tag-a tag-b', 'Cache-Tag': 'posts,tag-a,tag-b' })
+})
+
+test('a 404\'s headers as a list are its headers, names lower-cased, for any slug and header names', () => {
+  fc.assert(fc.property(
+    fc.uniqueArray(fc.constantFrom('Surrogate-Key', 'Cache-Tag', 'Edge-Cache-Tag', 'xkey', 'X-Tags'), { minLength: 1 }),
+    fc.string(),
+    (names, slug) => {
+      const tags = createCacheTagHeaders(names)!
+      assert.deepEqual(tags.postList(slug), Object.entries(tags.post(slug)).flatMap(([name, value]) => [name.toLowerCase(), value]))
+    }
+  ))
 })
 
 cacheTagSuite('SQLite', sqliteServer)
