@@ -5,13 +5,13 @@
 // is asked upstream twice.
 import { POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import type { IncomingMessage } from 'node:http'
-import type { LaneExchange, Lane, HeaderList } from '../http/fast-lane.js'
+import type { LaneExchange, Lane } from '../http/fast-lane.js'
 import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type PostQuery } from '../contract/list-query.js'
 import { previewIn } from '../contract/preview.js'
 import { BLOG_ROUTE, type Neighbours } from '../contract/neighbours.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { AbandonedCallError } from '../lib/coalescer.js'
-import type { CacheTagHeaders, TagHeaders } from '../sync/cache-tag-headers.js'
+import type { CacheTagHeaders } from '../sync/cache-tag-headers.js'
 import type { ListOutcome, PostOutcome, UpstreamCache } from './cache/upstream-cache.js'
 
 /** The routes, as the framework names them (the metrics' labels). */
@@ -48,15 +48,6 @@ export interface HeldLane {
 export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHeaders, cacheControlNow, linkTo }: HeldLaneOptions): HeldLane {
   const posts = new WeakMap<IncomingMessage, Promise<PostOutcome>>()
   const lists = new WeakMap<IncomingMessage, Promise<ListOutcome>>()
-  // Each held tag-header object as a header list, made once.
-  const tagLists = new WeakMap<TagHeaders, HeaderList>()
-  function tagList (headers: TagHeaders): HeaderList {
-    let list = tagLists.get(headers)
-    // Lower-cased, as the framework sends header names.
-    if (list === undefined) tagLists.set(headers, list = Object.entries(headers).flatMap(([name, value]) => [name.toLowerCase(), value]))
-    return list
-  }
-
   /** Waits for `pending`, then answers with `answer` or, when that declines (false), hands over. */
   function settle<T> (exchange: LaneExchange, pending: Promise<T>, handed: WeakMap<IncomingMessage, Promise<T>>, answer: (outcome: T) => boolean | Promise<void>): void {
     const handOver = (): void => {
@@ -99,14 +90,14 @@ export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHead
     if (queryAt !== -1 && previewIn(url) !== undefined) return false
     settle(exchange, cache.post(slug, query, exchange.id, () => exchange.answerable()), posts, (outcome) => {
       if (outcome.kind === 'absent') {
-        exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', POST_NOT_FOUND_DETAIL, tagHeaders === undefined ? [] : tagHeaders.postList(slug))
+        exchange.problem(POST_ROUTE_PATTERN, 'post-not-found', POST_NOT_FOUND_DETAIL, tagHeaders === undefined ? [] : tagHeaders.postHeaderList(slug))
         return true
       }
       if (outcome.stale !== undefined) return false
       const { representation, neighbours } = outcome.body
       const link = neighbours === undefined ? '' : linkTo(neighbours)
       const headers = link === '' ? [] : ['link', link]
-      if (tagHeaders !== undefined) headers.push(...tagList(tagHeaders.servedPost(slug, representation)))
+      if (tagHeaders !== undefined) headers.push(...tagHeaders.listOf(tagHeaders.servedPost(slug, representation)))
       return exchange.representation(POST_ROUTE_PATTERN, representation, cacheControlNow(), headers)
     })
     return true
@@ -123,7 +114,7 @@ export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHead
     settle(exchange, cache.list(query, exchange.id, () => exchange.answerable()), lists, (outcome) => {
       if (outcome.kind !== 'body' || outcome.stale !== undefined || outcome.body.empty) return false
       const { representation, total, next } = outcome.body
-      const headers = tagHeaders === undefined ? [] : [...tagList(tagHeaders.list(query, representation))]
+      const headers = tagHeaders === undefined ? [] : [...tagHeaders.listOf(tagHeaders.list(query, representation))]
       if (total !== undefined) headers.push(TOTAL_COUNT_HEADER, String(total))
       if (next !== undefined) headers.push('link', nextLink(LIST_ROUTE, query, next))
       return exchange.representation(LIST_ROUTE, representation, cacheControlNow(), headers)

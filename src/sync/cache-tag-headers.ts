@@ -7,6 +7,9 @@ import { POSTS_TAG, postTag, tagHeaderValue, tagTag } from './cache-tags.js'
 /** Header name → value, set on a reply as they are. */
 export type TagHeaders = Readonly<Record<string, string>>
 
+/** Names and values one after the other, the names lower-cased as the framework sends them (for answers written below it). */
+export type TagHeaderList = readonly string[]
+
 /**
  * Bytes of one header's value at most: a tag filter's keys beyond it are left out (`posts`
  * still covers the answer). The post API's answer must stay within the 16 KiB of headers the
@@ -23,11 +26,13 @@ export interface CacheTagHeaders {
   post: (slug: string, held?: object) => TagHeaders
   /** A post's answer: its own key, and `posts`, since its neighbour links follow the list order (kept per `held`). */
   servedPost: (slug: string, held: object) => TagHeaders
+  /** `headers`, one of the objects above, as a list: made once per object. */
+  listOf: (headers: TagHeaders) => TagHeaderList
   /**
-   * `post(slug)` as names and values one after the other, the names lower-cased (as Node's
-   * `writeHead` takes them): the 404 of a slug, made for each answer without an object to key it by.
+   * The headers of the 404 of `slug` as a list, made for each answer: a 404 has no held object to
+   * keep them with, and an object made only to be listed would cost more than the list.
    */
-  postList: (slug: string) => readonly string[]
+  postHeaderList: (slug: string) => TagHeaderList
 }
 
 /** The headers of `names`; undefined when there are none, so that callers skip them at no cost. */
@@ -37,6 +42,7 @@ export function createCacheTagHeaders (names: readonly string[]): CacheTagHeader
     Object.fromEntries(names.map((name) => [name, tagHeaderValue(name, tags)]))
   const posts = headersOf([POSTS_TAG])
   const lowerCased = names.map((name) => name.toLowerCase())
+  const lists = new WeakMap<TagHeaders, TagHeaderList>()
   // Keyed by the held object: made on its first answer, dropped with it.
   const kept = new WeakMap<object, TagHeaders>()
   const keptOr = (held: object | undefined, make: () => TagHeaders): TagHeaders => {
@@ -68,11 +74,15 @@ export function createCacheTagHeaders (names: readonly string[]): CacheTagHeader
     list: (filter, held) => filter.tag === undefined && filter.tagAll === undefined && filter.tagNot === undefined ? posts : keptOr(held, () => listHeaders(filter)),
     post: (slug, held) => keptOr(held, () => headersOf([postTag(slug)])),
     servedPost: (slug, held) => keptOr(held, () => headersOf([postTag(slug), POSTS_TAG])),
-    postList (slug) {
-      // One tag: every header's value is that tag, whatever its separator.
-      const tag = postTag(slug)
+    listOf (headers) {
+      let list = lists.get(headers)
+      if (list === undefined) lists.set(headers, list = Object.entries(headers).flatMap(([name, value]) => [name.toLowerCase(), value]))
+      return list
+    },
+    postHeaderList (slug) {
+      const tags = [postTag(slug)]
       const list: string[] = []
-      for (const name of lowerCased) list.push(name, tag)
+      names.forEach((name, i) => list.push(lowerCased[i] as string, tagHeaderValue(name, tags)))
       return list
     }
   }

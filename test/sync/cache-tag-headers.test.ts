@@ -160,13 +160,16 @@ test('headers are made once per held body, and not at all without header names',
   assert.deepEqual(tags.list({ tag: ['b', 'a'], tagNot: ['a'] }), { 'Surrogate-Key': 'posts tag-a tag-b', 'Cache-Tag': 'posts,tag-a,tag-b' })
 })
 
-test('a 404\'s headers as a list are its headers, names lower-cased, for any slug and header names', () => {
+test('headers as a list are their names lower-cased and their values, made once per object; a 404\'s list is its headers\'', () => {
   fc.assert(fc.property(
     fc.uniqueArray(fc.constantFrom('Surrogate-Key', 'Cache-Tag', 'Edge-Cache-Tag', 'xkey', 'X-Tags'), { minLength: 1 }),
     fc.string(),
     (names, slug) => {
       const tags = createCacheTagHeaders(names)!
-      assert.deepEqual(tags.postList(slug), Object.entries(tags.post(slug)).flatMap(([name, value]) => [name.toLowerCase(), value]))
+      const served = tags.servedPost(slug, {})
+      assert.deepEqual(tags.listOf(served), Object.entries(served).flatMap(([name, value]) => [name.toLowerCase(), value]))
+      assert.equal(tags.listOf(served), tags.listOf(served))
+      assert.deepEqual(tags.postHeaderList(slug), tags.listOf(tags.post(slug)))
     }
   ))
 })
