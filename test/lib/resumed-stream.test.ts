@@ -31,7 +31,7 @@ async function settle (): Promise<void> {
 
 test('yields the chunks read, then the rest, each as it came: text as text, bytes as bytes', async () => {
   await fc.assert(fc.asyncProperty(
-    fc.array(fc.oneof(fc.string({ minLength: 1 }), fc.uint8Array({ minLength: 1 }).map((bytes) => Buffer.from(bytes))), { maxLength: 12 }),
+    fc.array(fc.oneof(fc.string(), fc.uint8Array({ minLength: 1 }).map((bytes) => Buffer.from(bytes))), { maxLength: 12 }),
     fc.nat(12),
     async (chunks, split) => {
       const readFirst = chunks.slice(0, split)
