@@ -76,7 +76,8 @@ export function createCacheTagHeaders (names: readonly string[]): CacheTagHeader
     servedPost: (slug, held) => keptOr(held, () => headersOf([postTag(slug), POSTS_TAG])),
     listOf (headers) {
       let list = lists.get(headers)
-      if (list === undefined) lists.set(headers, list = Object.entries(headers).flatMap(([name, value]) => [name.toLowerCase(), value]))
+      // Every object above has one value per name of `names`.
+      if (list === undefined) lists.set(headers, list = names.flatMap((name, i) => [lowerCased[i] as string, headers[name] as string]))
       return list
     },
     postHeaderList (slug) {
