@@ -1,5 +1,6 @@
 // The benchmark's posts: N deterministic rows of the default table, written to a SQLite file and
-// to a PostgreSQL database, both cached (bench/.data/, blog_bench_<N>) and keyed by N and
+// to a PostgreSQL database (a MySQL/MariaDB one in bench/mysql-dataset.ts), all cached
+// (bench/.data/, blog_bench_<N>) and keyed by N and
 // GENERATOR_VERSION, so only the first run pays for the 100,000-post dataset. The `search`
 // dataset is the same rows with a title, summary and content of made-up words from the search
 // corpus (about 600 words a post), and the store's search index (`migrate --search`).
@@ -32,7 +33,7 @@ export interface BenchPost {
   updated_at: string
 }
 
-const COLUMNS = ['id', 'slug', 'title', 'summary', 'content', 'author', 'tags', 'published_at', 'updated_at'] as const
+export const COLUMNS = ['id', 'slug', 'title', 'summary', 'content', 'author', 'tags', 'published_at', 'updated_at'] as const
 
 const WORDS = ('api array async await buffer cache client column commit cursor data debug deploy design edge engine ' +
   'error event fetch field front graph handler header index input json kernel latency layer limit list load memory ' +
@@ -105,7 +106,7 @@ export function generatePost (index: number): BenchPost {
 export type Dataset = 'posts' | 'search'
 
 /** Post `index` of `dataset` (of `n` posts: the search corpus is drawn once for them all). */
-function postsOf (dataset: Dataset, n: number): (index: number) => BenchPost {
+export function postsOf (dataset: Dataset, n: number): (index: number) => BenchPost {
   if (dataset === 'posts') return generatePost
   const corpus = createSearchCorpus({ posts: n })
   return (index) => {
@@ -117,7 +118,7 @@ function postsOf (dataset: Dataset, n: number): (index: number) => BenchPost {
 const execFileAsync = promisify(execFile)
 
 /** The project's own `migrate` (with `--search` for the search dataset), so the table and its indexes are the real ones. */
-async function migrate (cli: string, databaseUrl: string, env: NodeJS.ProcessEnv, search = false): Promise<void> {
+export async function migrate (cli: string, databaseUrl: string, env: NodeJS.ProcessEnv, search = false): Promise<void> {
   try {
     await execFileAsync(process.execPath, [cli, 'migrate', ...(search ? ['--search'] : [])], { env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } })
   } catch (err) {

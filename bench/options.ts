@@ -5,9 +5,12 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULT_POSTGRES_URL } from './dataset.js'
+import { DEFAULT_MYSQL_URL } from './mysql-dataset.js'
 import { SCENARIO_NAMES, type ScenarioName, type Store } from './scenarios.js'
 
-export const STORES = ['sqlite', 'postgres'] as const satisfies readonly Store[]
+export const STORES = ['sqlite', 'postgres', 'mysql'] as const satisfies readonly Store[]
+/** A full run's stores: MySQL/MariaDB only when asked for (`--store mysql`), as it has no targets. */
+const DEFAULT_STORES: readonly Store[] = ['sqlite', 'postgres']
 export const HOST = '127.0.0.1'
 
 export interface Options {
@@ -26,6 +29,7 @@ export interface Options {
   workers: string
   cli: string
   postgresUrl: string
+  mysqlUrl: string
   /** Service settings given with --set (NAME=VALUE), on top of the defaults. */
   overrides: Record<string, string>
   serviceEnv: (settings: Record<string, string>) => NodeJS.ProcessEnv
@@ -70,7 +74,7 @@ export function parseOptions (argv: string[]): Options {
     return [match[1], match[2]]
   }))
   return {
-    stores: list(values.store ?? (smoke ? 'sqlite' : STORES.join(',')), STORES, 'store'),
+    stores: list(values.store ?? (smoke ? 'sqlite' : DEFAULT_STORES.join(',')), STORES, 'store'),
     scenarios: new Set(values.scenario === undefined ? SCENARIO_NAMES : scenarioList(values.scenario)),
     connections: number(values.connections, 50, 'connections', 1),
     threads: Math.round(number(values.threads, 1, 'threads', 1)),
@@ -83,6 +87,7 @@ export function parseOptions (argv: string[]): Options {
     workers,
     cli,
     postgresUrl: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL,
+    mysqlUrl: process.env.BENCH_MYSQL_URL ?? DEFAULT_MYSQL_URL,
     overrides,
     serviceEnv: createServiceEnv(cli, overrides)
   }

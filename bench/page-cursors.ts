@@ -1,13 +1,17 @@
 // The `page` scenario's cursors: one after every post of a dataset, computed from the store
 // itself, since a cursor carries published_at exactly as the store holds it (SQLite: the stored
-// text; PostgreSQL: the timestamptz as text, microseconds and all).
+// text; PostgreSQL: the timestamptz as text, microseconds and all; MySQL/MariaDB: the DATETIME as
+// text).
 import Database from 'better-sqlite3'
+import { createConnection } from 'mysql2/promise'
 import pg from 'pg'
 import { encodeCursor, type SortKey } from '../src/contract/cursor.js'
+import type { Store } from './scenarios.js'
 
 /** Cursors in list order: the i-th starts the page after the i-th post. */
-export async function pageCursors (store: 'sqlite' | 'postgres', databaseUrl: string): Promise<string[]> {
-  return (store === 'sqlite' ? sqliteKeys(databaseUrl) : await postgresKeys(databaseUrl)).map(encodeCursor)
+export async function pageCursors (store: Store, databaseUrl: string): Promise<string[]> {
+  const keys = store === 'sqlite' ? sqliteKeys(databaseUrl) : store === 'postgres' ? await postgresKeys(databaseUrl) : await mysqlKeys(databaseUrl)
+  return keys.map(encodeCursor)
 }
 
 function sqliteKeys (filename: string): SortKey[] {
@@ -28,5 +32,16 @@ async function postgresKeys (url: string): Promise<SortKey[]> {
     return rows
   } finally {
     await client.end()
+  }
+}
+
+async function mysqlKeys (url: string): Promise<SortKey[]> {
+  const connection = await createConnection({ uri: url })
+  try {
+    // The bench's posts all have a published_at: no NULLs to order last.
+    const [rows] = await connection.query('SELECT CAST(published_at AS CHAR) AS publishedAt, slug FROM posts ORDER BY published_at DESC, CAST(slug AS BINARY)')
+    return rows as SortKey[]
+  } finally {
+    await connection.end()
   }
 }

@@ -74,7 +74,8 @@ export function checkLoad (result: LoadResult, home: boolean): void {
   const peer = result.figures.peer
   if (peer !== undefined && peer.requestsPerSecond > 0) result.peerRatio = service.requestsPerSecond / peer.requestsPerSecond
   if (!home) return
-  if (scenario.minRatio !== undefined) result.checks.ratio = result.ratio >= scenario.minRatio[result.store]
+  const minRatio = scenario.minRatio?.[result.store]
+  if (minRatio !== undefined) result.checks.ratio = result.ratio >= minRatio
   if (scenario.minPeerRatio !== undefined) result.checks.peer = (result.peerRatio ?? 0) >= scenario.minPeerRatio
   if (scenario.maxP99Ms !== undefined) result.checks.p99 = service.p99Ms <= scenario.maxP99Ms
 }

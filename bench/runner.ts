@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { preparePostgresDataset, prepareSqliteDataset, slugOf } from './dataset.js'
+import { prepareMysqlDataset } from './mysql-dataset.js'
 import { fetchEtags, getBody, summarise, timedRequests, type LoadGenerator, type LoadRun, type RequestSequence } from './load.js'
 import { HOST, type Options } from './options.js'
 import { pageCursors } from './page-cursors.js'
@@ -184,7 +185,11 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
   log(`${label}: preparing the dataset (cached after the first run)`)
   const env = options.serviceEnv({})
   const sqliteFile = await prepareSqliteDataset(phase.posts, options.cli, env, phase.dataset)
-  const databaseUrl = store === 'sqlite' ? sqliteFile : await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env, phase.dataset)
+  const databaseUrl = store === 'sqlite'
+    ? sqliteFile
+    : store === 'postgres'
+      ? await preparePostgresDataset(phase.posts, options.cli, options.postgresUrl, env, phase.dataset)
+      : await prepareMysqlDataset(phase.posts, options.cli, options.mysqlUrl, env, phase.dataset)
   const slugs = Array.from({ length: phase.posts }, (_, i) => slugOf(i))
   const cursors = phase.scenarios.some((name) => scenarioOf(name).pages === true) ? await pageCursors(store, databaseUrl) : []
   // The access logs of the phase: written as in production, then deleted (gigabytes in a full run).

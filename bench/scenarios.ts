@@ -6,7 +6,7 @@ import type { RequestSequence, RequestSpec } from './load.js'
 import { createRandom, pick, randomInt, type Random } from './random.js'
 import { createSearchCorpus, postQueries } from './search-corpus.js'
 
-export type Store = 'sqlite' | 'postgres'
+export type Store = 'sqlite' | 'postgres' | 'mysql'
 
 /** What a scenario's requests are made from. */
 export interface RequestContext {
@@ -31,8 +31,12 @@ export interface Scenario<Name extends string = string> {
   readonly expectedStatus: number
   /** The requests, sent in order and cycled through. */
   readonly requests: (context: RequestContext) => RequestSequence
-  /** The targets for requests/s as a ratio to the baseline, per store. */
-  readonly minRatio?: Readonly<Record<Store, number>>
+  /**
+   * The targets for requests/s as a ratio to the baseline, per store. MySQL/MariaDB has none: its
+   * store gives no posts version, so every answer is read afresh (docs/decisions.md), and its
+   * figures are given as they are.
+   */
+  readonly minRatio?: Readonly<Partial<Record<Store, number>>>
   /** The p99 bound, in ms. */
   readonly maxP99Ms?: number
   /**
@@ -73,7 +77,8 @@ export interface Scenario<Name extends string = string> {
 /** The p99 bound of a 50-connection scenario; answers under 64 KB have the tighter one. */
 const P99_MS = 25
 const SMALL_P99_MS = 10
-const both = (ratio: number): Record<Store, number> => ({ sqlite: ratio, postgres: ratio })
+/** The same target on SQLite and PostgreSQL. */
+const both = (ratio: number): Partial<Record<Store, number>> => ({ sqlite: ratio, postgres: ratio })
 /** Rendered content and feeds cost at most this multiple of the plain reads they extend. */
 const RENDERED_COST = 1.5
 /** A held answer of a list query (count, cursor, search) costs at most this multiple of a held list page. */
