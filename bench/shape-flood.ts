@@ -1,22 +1,27 @@
 // `npm run bench:flood`: the list-shape flood that once took a front to 1.9 GB. Both tiers started
-// as in production on SQLite (127.0.0.1 only); 24 list shapes (`fields` × `tag`, which clients
+// as in production on SQLite, PostgreSQL or MySQL/MariaDB (127.0.0.1 only); 24 list shapes (`fields` × `tag`, which clients
 // choose) each paged through 260 times at once, past the 256 page calls after which the front
 // indexes a shape's keyed list, then distinct page queries over those shapes for a while. Prints
 // the front's RSS peak (the kernel's high-water mark) and the highest `front_cache_bytes` seen,
 // and exits 1 when the peak is over --max-rss-mb. Stops by itself.
 //
-//   npm run bench:flood -- [--posts 100000] [--distinct-s 25] [--connections 24] [--max-rss-mb 400]
+//   npm run bench:flood -- [--store sqlite|postgres|mysql] [--posts 100000] [--distinct-s 25] [--connections 24] [--max-rss-mb 400]
+//
+// PostgreSQL and MySQL/MariaDB: the servers of BENCH_POSTGRES_URL and BENCH_MYSQL_URL (defaults
+// on 127.0.0.1), where it creates the bench's `blog_bench_<N>` database.
 //
 // FLOOD_DEBUG=1 prints the front's heap, external memory and cache gauges every 2 s instead.
 // BENCH_CLI=<path>/dist/cli.js runs another build (an older commit's, to compare).
 import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
-import { prepareSqliteDataset } from './dataset.js'
+import { DEFAULT_POSTGRES_URL, preparePostgresDataset, prepareSqliteDataset } from './dataset.js'
+import { DEFAULT_MYSQL_URL, prepareMysqlDataset } from './mysql-dataset.js'
 import { freePorts, memoryMb, startProcess, stopProcess, type Child } from './processes.js'
 import { createRandom, pick } from './random.js'
 
 const { values } = parseArgs({
   options: {
+    store: { type: 'string', default: 'sqlite' },
     posts: { type: 'string', default: '100000' },
     'distinct-s': { type: 'string', default: '25' },
     connections: { type: 'string', default: '24' },
@@ -28,6 +33,10 @@ const distinctS = Number(values['distinct-s'])
 const connections = Number(values.connections)
 const maxRssMb = Number(values['max-rss-mb'])
 const cli = process.env.BENCH_CLI ?? 'dist/cli.js'
+const STORE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB' } as const
+const store = values.store as keyof typeof STORE_NAMES
+if (!(store in STORE_NAMES)) throw new Error(`--store ${values.store}: expected one of ${Object.keys(STORE_NAMES).join(', ')}`)
+const storeName = STORE_NAMES[store]
 
 /** 6 field sets × 4 tags (one of them none): 24 shapes. */
 const FIELD_SETS = ['slug,title', 'slug,summary', 'slug,title,summary', 'author,slug,title', 'published_at,slug,title', 'slug,tags,title']
@@ -89,8 +98,12 @@ async function cacheBytes (pool: Pool): Promise<number | undefined> {
   }
 }
 
-console.log(`Preparing ${posts} posts on SQLite...`)
-const databaseUrl = await prepareSqliteDataset(posts, cli)
+console.log(`Preparing ${posts} posts on ${storeName}...`)
+const databaseUrl = store === 'sqlite'
+  ? await prepareSqliteDataset(posts, cli)
+  : store === 'postgres'
+    ? await preparePostgresDataset(posts, cli, process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL)
+    : await prepareMysqlDataset(posts, cli, process.env.BENCH_MYSQL_URL ?? DEFAULT_MYSQL_URL)
 const [postsPort, frontPort] = await freePorts(2)
 const env = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }
 const children: Child[] = []
@@ -126,7 +139,7 @@ try {
   await pool.close()
   await scraper.close()
 
-  console.log(`\nShape flood on SQLite, ${posts} posts, default settings (CACHE_MAX_MB 64); flood ${floodS.toFixed(1)} s, then ${distinctS} s of distinct queries`)
+  console.log(`\nShape flood on ${storeName}, ${posts} posts, default settings (CACHE_MAX_MB 64); flood ${floodS.toFixed(1)} s, then ${distinctS} s of distinct queries`)
   console.log(`answers by status: ${[...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status === 0 ? 'error' : status}: ${n}`).join(', ')}`)
   console.log(`front RSS peak: ${peakMb.toFixed(1)} MB (highest sampled: ${sampledRss.toFixed(1)} MB, ${idleRss.toFixed(1)} MB at start); highest front_cache_bytes: ${(maxCacheBytes / 1024 / 1024).toFixed(1)} MB`)
   for (const child of children) {
