@@ -22,7 +22,6 @@ import { relayJsonArray } from './relay-stream.js'
 import { FEED_PATHS, registerFeedRoutes, SITEMAP_PAGE_PATH, SITEMAP_PATH } from './feed-routes.js'
 import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
 import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstream-cache.js'
-import { capMaxAge } from '../contract/posts-schedule.js'
 import { watchScheduledInstant } from './scheduled-instant.js'
 import { previewIn } from '../contract/preview.js'
 import { BLOG_ROUTE, neighbourLink, type Neighbours } from '../contract/neighbours.js'
@@ -66,7 +65,7 @@ function noPostsDetail (query: ListQuery): string {
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
 
 export function buildFrontApp ({
-  upstream, logger, server, slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
+  upstream, logger, server, slugPattern, cacheControl: cacheControlSetting, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
   metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, cacheTagHeaders, syncTimers, fastLane = true
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
@@ -83,9 +82,10 @@ export function buildFrontApp ({
   const isValidSlug = createSlugValidator(slugPattern)
   const sources = { inRotation: () => upstream.inRotation(), held: () => cache.held() }
   const observer = metrics === undefined ? undefined : createFrontMetrics(metrics.registry, sources)
-  const schedule = watchScheduledInstant(upstream)
-  /** No cache downstream keeps an answer past the next scheduled instant. */
-  const cacheControlNow = (): string => capMaxAge(cacheControl, schedule.next(), now())
+  // Every answer made from the posts takes its Cache-Control from here: no cache downstream keeps
+  // it past the next scheduled instant.
+  const schedule = watchScheduledInstant(upstream, { cacheControl: cacheControlSetting, now })
+  const { cacheControlNow } = schedule
   // What each answer depends on, named for CDNs; undefined (nothing to do) when no header is configured.
   const tagHeaders = createCacheTagHeaders(cacheTagHeaders)
   const cache = createUpstreamCache({ upstream: schedule.upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now })
@@ -167,7 +167,7 @@ export function buildFrontApp ({
     const tags = await cache.tags(request.id, () => answerable(request))
     flagStale(reply, tags.stale)
     if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
-    return await sendRepresentation(request, reply, tags.body.representation, cacheControl)
+    return await sendRepresentation(request, reply, tags.body.representation, cacheControlNow())
   }
 
   registerApiDocs(app, { ...FRONT_API_DOCS, enabled: apiDocs })
@@ -177,7 +177,7 @@ export function buildFrontApp ({
     api.get(LIST_ROUTE, { schema: schemas.list }, listPosts)
     api.get(POST_ROUTE_PATTERN, { schema: schemas.post }, getPost)
     api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
-    registerFeedRoutes(api, { cache, feeds, cacheControl, sitemapPageSize, tagHeaders })
+    registerFeedRoutes(api, { cache, feeds, cacheControlNow, sitemapPageSize, tagHeaders })
     registerChangesRelay(api, { upstream, logger, maxBytes: maxListBytes, streamAbove: listBufferLimit, schema: schemas.changes, timers: syncTimers })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })

@@ -40,14 +40,15 @@ const SITEMAP_FIELDS = ['published_at', 'slug', 'updated_at']
 export interface FeedRoutesOptions {
   cache: UpstreamCache
   feeds: FeedSettings
-  cacheControl: string
+  /** The `Cache-Control` of an answer sent now (capped at the next scheduled instant). */
+  cacheControlNow: () => string
   /** URLs per sitemap page at most: SITEMAP_MAX_URLS unless a test asks for fewer. */
   sitemapPageSize?: number
   /** The headers naming each document's cache tags (undefined: none). */
   tagHeaders?: CacheTagHeaders | undefined
 }
 
-export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheControl, sitemapPageSize = SITEMAP_MAX_URLS, tagHeaders }: FeedRoutesOptions): void {
+export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheControlNow, sitemapPageSize = SITEMAP_MAX_URLS, tagHeaders }: FeedRoutesOptions): void {
   const documents = new LRUCache<string, { source: string, representation: Representation }>({ max: MAX_DOCUMENTS })
 
   function siteOf (): NonNullable<FeedSettings['site']> {
@@ -95,7 +96,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
       posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row), excerpt))
     }))!
     if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, representation))
-    return await sendRepresentation(request, reply, representation, cacheControl, contentType)
+    return await sendRepresentation(request, reply, representation, cacheControlNow(), contentType)
   }
 
   /** Every post's slug and dates; a table without those date columns gives slugs alone. */
@@ -124,7 +125,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
       updatedAt: parseTimestamp(row.updated_at) ?? null
     })), { postUrl: site.postUrl, pageUrl, pageSize: sitemapPageSize }, page))
     if (representation === undefined) throw new ProblemError('not-found', 'No sitemap page has this number.')
-    return await sendRepresentation(request, reply, representation, cacheControl, SITEMAP_CONTENT_TYPE)
+    return await sendRepresentation(request, reply, representation, cacheControlNow(), SITEMAP_CONTENT_TYPE)
   }
 
   for (const path of FEED_PATHS) api.get(path, { schema: FEED_ROUTE_SCHEMAS[path] }, feed)

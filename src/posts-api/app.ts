@@ -69,7 +69,7 @@ export interface PostsAppOptions extends TierOperationsOptions {
 const MAX_RETRY_AFTER_S = 5
 
 export function buildPostsApp ({
-  store: givenStore, logger, cacheControl, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns,
+  store: givenStore, logger, cacheControl: cacheControlSetting, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns,
   renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS, sync: syncSettings = {}
 }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
@@ -128,13 +128,14 @@ export function buildPostsApp ({
 
   /**
    * The `Cache-Control` of an answer read under `version`: no cache keeps it past the next
-   * scheduled instant, which the version names, or (a store without versions) a read names.
+   * scheduled instant, which the version names, or (a store without versions) a read names. Every
+   * answer made from the posts takes it from here, the one reader of CACHE_CONTROL.
    */
   async function cacheControlFor (reply: FastifyReply, version: string | undefined): Promise<string> {
     // Like the change token, whose place it takes here, this read takes no turn of the gate.
     const instant = version === undefined ? await read(async () => await givenStore.readNextScheduledInstant?.()) : scheduledInstantOf(version)
     if (instant !== undefined) reply.header(SCHEDULED_HEADER, String(instant))
-    return capMaxAge(cacheControl, instant, now())
+    return capMaxAge(cacheControlSetting, instant, now())
   }
 
   async function listPosts (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -198,7 +199,7 @@ export function buildPostsApp ({
     const { body, version } = await read(() => bodies.tags())
     labelVersion(reply, version)
     if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
-    return await sendRepresentation(request, reply, body, cacheControl)
+    return await sendRepresentation(request, reply, body, await cacheControlFor(reply, version))
   }
 
   registerApiDocs(app, { ...POSTS_API_DOCS, enabled: apiDocs })

@@ -57,15 +57,25 @@ export interface Tiers {
   close: () => Promise<void>
 }
 
-/**
- * Starts the post API over `store` and a front calling it; closing them closes the store too.
- * `settings` go over the defaults of both; `now`, when given, is both tiers' clock.
- */
-export async function startTiers (store: PostStore, { settings = {}, now }: { settings?: Record<string, string>, now?: () => number } = {}): Promise<Tiers> {
+export interface TierOptions {
+  /** Over the defaults of both tiers. */
+  settings?: Record<string, string>
+  /** Both tiers' clock. */
+  now?: () => number
+  /** Sees each app before it listens (to add a hook). */
+  beforeListen?: (tier: 'posts' | 'front', app: FastifyInstance) => void
+}
+
+/** Starts the post API over `store` and a front calling it; closing them closes the store too. */
+export async function startTiers (store: PostStore, { settings = {}, now, beforeListen }: TierOptions = {}): Promise<Tiers> {
   const config = testConfig(settings)
   const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, ...(now === undefined ? {} : { now }) }))
+  beforeListen?.('posts', postsApp)
   const posts = await listen(postsApp)
-  const front = await startFront(new URL(posts.url), { cacheControl: config.cacheControl, cacheTagHeaders: config.cacheTagHeaders, ...(now === undefined ? {} : { now }) })
+  const { cacheControl, cacheTagHeaders, feeds } = config
+  const frontApp = buildTestFront(new URL(posts.url), { cacheControl, cacheTagHeaders, feeds, ...(now === undefined ? {} : { now }) })
+  beforeListen?.('front', frontApp)
+  const front = await listen(frontApp)
   return {
     posts,
     front,

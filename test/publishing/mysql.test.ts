@@ -1,6 +1,8 @@
 import { mysqlServer } from '../helpers/databases.js'
 import { describePublishing } from './publishing-suite.js'
 import { describeSchedule } from './schedule-suite.js'
+import { describeDerivedAnswers } from './derived-answers-suite.js'
 
 describePublishing('MySQL/MariaDB', mysqlServer)
 describeSchedule('MySQL/MariaDB', mysqlServer)
+describeDerivedAnswers('MySQL/MariaDB', mysqlServer)

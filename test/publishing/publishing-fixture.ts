@@ -4,7 +4,7 @@
 import type { TestDatabase } from '../helpers/databases.js'
 import { openTestStore } from '../helpers/databases.js'
 import type { Dialect } from '../../src/store/store.js'
-import { startTiers, type RunningApp } from '../helpers/tiers.js'
+import { startTiers, type RunningApp, type TierOptions } from '../helpers/tiers.js'
 import type { PostStore } from '../../src/store/store.js'
 
 export interface Row {
@@ -17,6 +17,8 @@ export interface Row {
   publishedAt: number | null
   /** A binary column's value (hex), or null. */
   cover?: string | null
+  /** The `tags` column's JSON array (absent: NULL). */
+  tags?: readonly string[]
 }
 
 /** The rule as the public sees it: the reference every answer is checked against. */
@@ -27,11 +29,11 @@ export function isPublic (row: Row, nowMs: number): boolean {
 
 const TABLES: Record<Dialect, string> = {
   sqlite: `CREATE TABLE posts (slug TEXT NOT NULL PRIMARY KEY, title TEXT, draft BOOLEAN, published BOOLEAN,
-    status TEXT, deleted_at TEXT, published_at TEXT, cover BLOB)`,
+    status TEXT, deleted_at TEXT, published_at TEXT, cover BLOB, tags JSON)`,
   postgres: `CREATE TABLE posts (slug text NOT NULL PRIMARY KEY, title text, draft boolean, published boolean,
-    status text, deleted_at timestamptz, published_at timestamptz, cover bytea)`,
+    status text, deleted_at timestamptz, published_at timestamptz, cover bytea, tags jsonb)`,
   mysql: `CREATE TABLE posts (slug VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, title VARCHAR(200),
-    draft BOOLEAN, published BOOLEAN, status VARCHAR(40), deleted_at DATETIME(3), published_at DATETIME(3), cover BLOB)`
+    draft BOOLEAN, published BOOLEAN, status VARCHAR(40), deleted_at DATETIME(3), published_at DATETIME(3), cover BLOB, tags JSON)`
 }
 
 function literal (dialect: Dialect, value: boolean | number | string | null | undefined, kind: 'bool' | 'time' | 'text' | 'bytes'): string {
@@ -51,9 +53,9 @@ export function insertRows (dialect: Dialect, rows: readonly Row[]): string {
   const values = rows.map((row) => `(${[
     literal(dialect, row.slug, 'text'), literal(dialect, row.slug, 'text'), literal(dialect, row.draft, 'bool'),
     literal(dialect, row.published, 'bool'), literal(dialect, row.status, 'text'), literal(dialect, row.deletedAt, 'time'),
-    literal(dialect, row.publishedAt, 'time'), literal(dialect, row.cover, 'bytes')
+    literal(dialect, row.publishedAt, 'time'), literal(dialect, row.cover, 'bytes'), literal(dialect, row.tags === undefined ? null : JSON.stringify(row.tags), 'text')
   ].join(', ')})`)
-  return `INSERT INTO posts (slug, title, draft, published, status, deleted_at, published_at, cover) VALUES ${values.join(', ')}`
+  return `INSERT INTO posts (slug, title, draft, published, status, deleted_at, published_at, cover, tags) VALUES ${values.join(', ')}`
 }
 
 /** Creates the table with `rows`, and the change tracking `migrate` installs on an existing table. */
@@ -86,15 +88,20 @@ export interface PublishingTiers {
   close: () => Promise<void>
 }
 
-/** Both tiers over `database`, the store opened as `posts-api` opens it, every part on `clock`. */
-export async function startPublishingTiers (database: TestDatabase, { publishedOnly, clock, cacheControl = 'no-cache', previewSecret }: {
+/**
+ * Both tiers over `database`, the store opened as `posts-api` opens it, every part on `clock`;
+ * `settings` over the defaults of both (SITE_URL for the feeds), `beforeListen` sees each app first.
+ */
+export async function startPublishingTiers (database: TestDatabase, { publishedOnly, clock, cacheControl = 'no-cache', previewSecret, settings = {}, beforeListen }: {
   publishedOnly: boolean
   clock: Clock
   cacheControl?: string
   previewSecret?: string
+  settings?: Record<string, string>
+  beforeListen?: TierOptions['beforeListen']
 }): Promise<PublishingTiers> {
   const store = await openTestStore(database.location, { publishing: { publishedOnly, now: clock.now } })
   await store.checkSchema()
-  const settings = { CACHE_CONTROL: cacheControl, ...(previewSecret === undefined ? {} : { PREVIEW_SECRET: previewSecret }) }
-  return { store, ...await startTiers(store, { settings, now: clock.now }) }
+  const all = { ...settings, CACHE_CONTROL: cacheControl, ...(previewSecret === undefined ? {} : { PREVIEW_SECRET: previewSecret }) }
+  return { store, ...await startTiers(store, { settings: all, now: clock.now, beforeListen }) }
 }

@@ -20,14 +20,14 @@ export const SCHEDULED_AT = NOW + HOUR
 
 const past = NOW - DAY
 export const ROWS: Row[] = [
-  { slug: 'live', draft: false, published: true, status: 'published', publishedAt: past - DAY },
-  { slug: 'null-flags', draft: null, published: null, status: 'PUBLISHED', publishedAt: past, cover: 'cafe' },
-  { slug: 'a-draft', draft: true, published: true, status: 'published', publishedAt: past },
+  { slug: 'live', draft: false, published: true, status: 'published', publishedAt: past - DAY, tags: ['news'] },
+  { slug: 'null-flags', draft: null, published: null, status: 'PUBLISHED', publishedAt: past, cover: 'cafe', tags: ['news'] },
+  { slug: 'a-draft', draft: true, published: true, status: 'published', publishedAt: past, tags: ['secret'] },
   { slug: 'unpublished', draft: false, published: false, status: 'published', publishedAt: past },
   { slug: 'in-review', draft: false, published: true, status: 'review', publishedAt: past },
   { slug: 'deleted', draft: false, published: true, status: 'published', publishedAt: past, deletedAt: past },
   { slug: 'undated', draft: false, published: true, status: 'published', publishedAt: null },
-  { slug: 'scheduled', draft: false, published: true, status: 'Published', publishedAt: SCHEDULED_AT },
+  { slug: 'scheduled', draft: false, published: true, status: 'Published', publishedAt: SCHEDULED_AT, tags: ['news', 'launch'] },
   { slug: 'Legacy-Case', draft: false, published: true, status: 'published', publishedAt: past - 2 * DAY }
 ]
 const PUBLIC_NOW = ['null-flags', 'live', 'Legacy-Case']
@@ -88,7 +88,7 @@ export function describePublishing (name: string, server: TestServer): void {
           assert.doesNotMatch(answer.text, /"cover"/, `${base}${path}`)
         }
         assert.deepEqual(Object.keys((await get(tiers.posts.url, '/api/post/live')).json() as object).sort(),
-          ['deleted_at', 'draft', 'published', 'published_at', 'slug', 'status', 'title'])
+          ['deleted_at', 'draft', 'published', 'published_at', 'slug', 'status', 'tags', 'title'])
         const { logger, lines } = logSink('info')
         await reportPublishing(tiers.store, { publishedOnly: false, slugPattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/ }, logger)
         const warnings = lines.filter((line) => line.level === 40)
