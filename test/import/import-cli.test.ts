@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { runCli } from '../helpers/cli.js'
 import { freePort } from '../helpers/fake-upstream.js'
-import { FIXTURES } from './import-suite.js'
+import { FIXTURES } from './import-harness.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'blog-read-api-import-cli-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
