@@ -1,8 +1,8 @@
 // Rendered content, computed fields and feeds on one store, through both tiers over real HTTP:
 // what the store gives back (Markdown with non-ASCII text, JSON or text[] tags, its own timestamp
 // types) renders exactly as the renderer makes it from the source, the computed fields are those
-// of that text, and every feed is a well-formed document that a commit changes on the next
-// request. Run on SQLite, PostgreSQL and MySQL/MariaDB (see sqlite, postgres and mysql.test.ts).
+// of that text, every feed is a well-formed document that a commit changes on the next
+// request, and the sitemap (and its index of pages) lists every post. Run on SQLite, PostgreSQL and MySQL/MariaDB (see sqlite, postgres and mysql.test.ts).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { createPostUrl, parseSiteUrl } from '../../src/feeds/post-url.js'
@@ -125,6 +125,35 @@ export function describeRenderedReads (name: string, server: TestServer): void {
       const json = (await get(front.url, '/feed.json')).json() as { version: string, items: Array<{ title: string, tags?: string[] }> }
       assert.equal(json.version, 'https://jsonfeed.org/version/1.1')
       assert.deepEqual(json.items.map((item) => [item.title, item.tags ?? []]), POSTS.map((sample) => [sample.title, sample.tags]))
+    })
+
+    test('the sitemap lists every post under SITE_URL with its lastmod; past its page size, an index of pages holding them all', async () => {
+      const urls = POSTS.map((sample) => `https://blog.example/site/blog/${sample.slug}`)
+      const response = await get(front.url, '/sitemap.xml')
+      assert.equal(response.status, 200)
+      assert.match(String(response.headers['content-type']), /^application\/xml/)
+      const urlset = parseXml(response.text)
+      assert.equal(urlset.uri, NS.sitemap)
+      assert.equal(urlset.local, 'urlset')
+      const entries = childrenNamed(urlset, NS.sitemap, 'url')
+      assert.deepEqual(entries.map((url) => childText(url, NS.sitemap, 'loc')), urls)
+      assert.deepEqual(entries.map((url) => childText(url, NS.sitemap, 'lastmod')), POSTS.map((sample) => sample.published))
+      const site = parseSiteUrl(SITE)
+      const paged = await startFront(new URL(posts.url), { feeds: { site: { url: site, postUrl: createPostUrl(site) }, postUrlTemplate: '{site}/blog/{slug}', feedSize: 20 }, sitemapPageSize: 2 })
+      try {
+        const index = parseXml((await get(paged.url, '/sitemap.xml')).text)
+        assert.equal(index.local, 'sitemapindex')
+        const pages = childrenNamed(index, NS.sitemap, 'sitemap').map((entry) => childText(entry, NS.sitemap, 'loc'))
+        assert.deepEqual(pages, ['https://blog.example/sitemap-1.xml', 'https://blog.example/sitemap-2.xml'])
+        const listed: string[] = []
+        for (const page of [1, 2]) {
+          listed.push(...childrenNamed(parseXml((await get(paged.url, `/sitemap-${page}.xml`)).text), NS.sitemap, 'url').map((url) => childText(url, NS.sitemap, 'loc')))
+        }
+        assert.deepEqual(listed, urls)
+        assert.equal((await get(paged.url, '/sitemap-3.xml')).status, 404)
+      } finally {
+        await paged.app.close()
+      }
     })
 
     test('a commit changes each feed\'s content and ETag on the next request', async () => {
