@@ -1,12 +1,13 @@
 // One suite, run against every store: `blog-read-api import` into the tables teams already have
 // (other columns for other front-matter keys, the body in a column of its own, tags as the column
-// needs them, drafts marked by `status`), and what each store refuses, said by the dry run too.
+// needs them, drafts marked by `status` or a boolean `draft`), and what each store refuses, said
+// by the dry run too.
 import assert from 'node:assert/strict'
-import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import type { CliResult } from '../helpers/cli.js'
-import type { TestServer } from '../helpers/databases.js'
+import { openTestStore, type TestServer } from '../helpers/databases.js'
 import { assertLines, createImportHarness, FIXTURES, reportLines, summary, type ImportFixture } from './import-harness.js'
 
 export function describeImportTables (name: string, server: TestServer, fixture: ImportFixture): void {
@@ -90,6 +91,32 @@ export function describeImportTables (name: string, server: TestServer, fixture:
       const again = await run('--body-column', 'body_html')
       assert.equal(summary(again), `imported 0, updated 0, unchanged ${stored.length}, drafts 1, failed ${refusals.length}`, 'tags compare equal as stored')
       assert.match(again.stderr, /^team\/draft\.md: a draft, unchanged, marked by `status` "draft"$/m)
+    })
+
+    test('a table with a boolean `draft` column stores `draft: true` as true and every other post as false; the rule then hides the draft', async () => {
+      await h.db.exec('CREATE TABLE posts (slug VARCHAR(200) NOT NULL PRIMARY KEY, title VARCHAR(200) NOT NULL, content TEXT, draft BOOLEAN)')
+      const folder = join(h.work, 'drafts')
+      mkdirSync(folder)
+      writeFileSync(join(folder, 'pending.md'), '---\ntitle: Pending\ndraft: true\n---\nNot yet.\n')
+      writeFileSync(join(folder, 'ready.md'), '---\ntitle: Ready\n---\nOut now.\n')
+      const dry = await importCli(['--dry-run', folder])
+      assert.equal(dry.code, 0, dry.stderr)
+      assertLines(reportLines(dry), [/^\S+pending\.md: a draft, would be imported, marked by `draft` true$/])
+      const result = await importCli([folder])
+      assert.equal(result.code, 0, result.stderr)
+      assert.equal(summary(result), 'imported 2, updated 0, unchanged 0, drafts 1, failed 0')
+      assertLines(reportLines(result), [/^\S+pending\.md: a draft, imported, marked by `draft` true$/])
+      // A boolean on every store: PostgreSQL's boolean, MySQL's TINYINT(1), SQLite's declared BOOLEAN.
+      assert.deepEqual((await posts()).map(({ slug, draft }) => [slug, draft]).sort(), [['pending', true], ['ready', false]])
+      assert.equal(summary(await importCli([folder])), 'imported 0, updated 0, unchanged 2, drafts 1, failed 0', 'the booleans compare equal as stored')
+      const store = await openTestStore(h.db.location, { publishing: { publishedOnly: true, now: Date.now } })
+      try {
+        await store.checkSchema()
+        assert.equal(await store.findPostBySlug('pending'), undefined)
+        assert.equal((await store.findPostBySlug('ready'))?.draft, false)
+      } finally {
+        await store.close()
+      }
     })
   })
 }
