@@ -58,8 +58,9 @@ export const COMMANDS: Record<CommandName, CommandInfo> = {
     description: [
       'Creates the `posts` table and its index in DATABASE_URL when absent (a SQLite file and its',
       'folder too). On SQLite, also the change counter that gives every post API process on the file',
-      'the same posts version. With --search, also the store\'s own search index for q (without it,',
-      'the post API keeps a search index in memory). Running it again changes nothing.'
+      'the same posts version; on a `posts` view, that counter\'s triggers on the tables the view reads.',
+      'With --search, also the store\'s own search index for q (without it, the post API keeps a',
+      'search index in memory). Running it again changes nothing.'
     ],
     exitCodes: [[0, 'the posts table is ready'], [1, 'the store cannot be reached or written'], MISTAKE]
   },

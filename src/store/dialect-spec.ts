@@ -2,7 +2,7 @@
 // collation-proof ordering, tag and date conditions, DDL, timestamp binding, streaming.
 import type { CompiledQuery, Kysely, RawBuilder } from 'kysely'
 import type { DateCondition, TagCondition } from './filter-conditions.js'
-import type { ColumnInfo, Dialect, PoolStats } from './store.js'
+import type { ColumnInfo, Dialect, PoolStats, ViewTracking } from './store.js'
 
 /** The only table we read; its other columns are whatever the operator's table has. */
 export interface Tables {
@@ -45,6 +45,8 @@ export interface DialectSpec {
   dateCondition (column: ColumnInfo): DateCondition | undefined
   /** Creates the default table, and the change tracking `readChangeToken` relies on where the store needs it. */
   createDefaultTable (db: Kysely<Tables>): Promise<void>
+  /** On a `posts` view: installs the change tracking readChangeToken needs on the tables it reads, where the store needs and allows it. */
+  trackView (db: Kysely<Tables>): Promise<ViewTracking>
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
   /**

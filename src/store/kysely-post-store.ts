@@ -252,7 +252,7 @@ export class KyselyPostStore implements PostStore {
       await this.#spec.createDefaultTable(db)
       if (search !== undefined) await createSearchIndex(db, this.dialect, presentColumns(search, (await this.#spec.describeColumns(db)).map((c) => c.name)))
     }
-    return await migratePosts(this.#db, this.dialect, { createDefaultTable })
+    return await migratePosts(this.#db, this.dialect, { createDefaultTable, trackView: async (db) => await this.#spec.trackView(db) })
   }
 
   async seed (): Promise<number> {

@@ -169,6 +169,7 @@ const mysqlSpec = (pool: Pool, statementTimeoutMs: number): DialectSpec => ({
   }),
   // No change detector: MySQL's TRUNCATE bypasses triggers, so a trigger-kept counter could
   // miss a change. Every answer is read afresh (ETags and 304s still work, from the bytes).
+  trackView: async () => ({ kind: 'none' }),
   detectChangeTracking: async () => false,
   readChangeToken: async () => undefined
 })

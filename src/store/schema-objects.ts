@@ -1,6 +1,6 @@
 // What `migrate` finds before it writes: whether `posts` is a table, a view or absent, and the
-// schema's tables, indexes and triggers, per dialect; so that it lists what it added, and writes
-// nothing on a view.
+// schema's tables, indexes and triggers, per dialect; so that it lists what it added, and on a
+// view touches only the change tracking of the tables it reads.
 import { sql, type Kysely } from 'kysely'
 import type { Dialect, MigrateOutcome } from './store.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
@@ -31,13 +31,20 @@ async function schemaObjects (db: Kysely<Tables>, dialect: Dialect): Promise<Set
   return new Set(rows.map((row) => row.entry))
 }
 
-/** `migrate`: the default table when absent; what it adds to an existing table, listed (`index posts_newest_first`…); nothing on a view. */
-export async function migratePosts (db: Kysely<Tables>, dialect: Dialect, spec: Pick<DialectSpec, 'createDefaultTable'>): Promise<MigrateOutcome> {
+/**
+ * `migrate`: the default table when absent; what it adds to an existing table, listed (`index
+ * posts_newest_first`…); on a view, change tracking on the tables it reads, and what that added.
+ */
+export async function migratePosts (db: Kysely<Tables>, dialect: Dialect, spec: Pick<DialectSpec, 'createDefaultTable' | 'trackView'>): Promise<MigrateOutcome> {
   const before = await describePostsObject(db, dialect)
-  // A view is the operator's: no table, index or trigger can be put on it.
-  if (before === 'view') return { posts: 'view' }
   const had = before === undefined ? undefined : await schemaObjects(db, dialect)
+  const added = async (): Promise<string[]> => [...await schemaObjects(db, dialect)].filter((entry) => had?.has(entry) === false).sort()
+  // A view is the operator's: no table, index or trigger can be put on it, only on what it reads.
+  if (before === 'view') {
+    const tracking = await spec.trackView(db)
+    return { posts: 'view', tracking, added: await added() }
+  }
   await spec.createDefaultTable(db)
   if (had === undefined) return { posts: 'created' }
-  return { posts: 'table', added: [...await schemaObjects(db, dialect)].filter((entry) => !had.has(entry)).sort() }
+  return { posts: 'table', added: await added() }
 }

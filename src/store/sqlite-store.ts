@@ -7,6 +7,7 @@ import type { PublishingOptions } from '../publishing/publishing-options.js'
 import { KyselyPostStore } from './kysely-post-store.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { changeTokenReader, installChangeCounter } from './sqlite-change-token.js'
+import { tablesReadByPosts } from './sqlite-tables-read.js'
 import { registerRowDigest, SQLITE_ROW_DIGEST } from './sqlite-row-digest.js'
 import type { ColumnInfo, ColumnKind } from './store.js'
 
@@ -93,8 +94,15 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
         updated_at TEXT
       )`.execute(db)
       await sql`CREATE INDEX IF NOT EXISTS posts_newest_first ON posts (published_at DESC, slug)`.execute(db)
-      installChangeCounter(database)
+      installChangeCounter(database, ['posts'])
       changeToken.recheck()
+    },
+    async trackView () {
+      const read = tablesReadByPosts(database)
+      if (!('tables' in read)) return { kind: 'refused', reason: read.refused }
+      installChangeCounter(database, read.tables)
+      changeToken.recheck()
+      return { kind: 'installed', tables: read.tables }
     },
     // SQLite text timestamps are served as stored, so store them as ISO 8601 UTC.
     timestampParameter: (date) => date.toISOString(),

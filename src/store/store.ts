@@ -128,8 +128,9 @@ export interface PostStore {
   findPostBySlug (slug: string, query?: PostQuery): Promise<Post | undefined>
   /**
    * Creates the default `posts` table when absent, or adds what an existing table lacks (the list's
-   * index; change tracking where the store needs it); writes nothing when `posts` is a view. Only
-   * the `migrate` command and a fresh default database call it.
+   * index; change tracking where the store needs it); on a `posts` view, change tracking on the
+   * tables it reads where the store needs and allows it. Only the `migrate` command and a fresh
+   * default database call it.
    */
   migrate (options?: MigrateOptions): Promise<MigrateOutcome | void>
   /** Inserts the sample posts that are not there yet; returns how many were inserted. */
@@ -185,8 +186,22 @@ export interface PostUpsert {
 
 export type UpsertOutcome = 'inserted' | 'updated' | 'unchanged'
 
-/** What `migrate` did: created the table, added `added` to an existing one (maybe nothing), or nothing on a view. */
-export type MigrateOutcome = { posts: 'created' } | { posts: 'table', added: string[] } | { posts: 'view' }
+/**
+ * What `migrate` did: created the table, added `added` to an existing one (maybe nothing), or on a
+ * view, what became of change tracking and what it added to the tables the view reads.
+ */
+export type MigrateOutcome = { posts: 'created' } | { posts: 'table', added: string[] } | { posts: 'view', tracking: ViewTracking, added: string[] }
+
+/** Change tracking on a `posts` view, which no trigger can be put on. */
+export type ViewTracking =
+  /** On the tables the view reads (SQLite: the counter's triggers). */
+  | { kind: 'installed', tables: string[] }
+  /** Nothing needed: the store's own record of commits sees every write to any table (PostgreSQL). */
+  | { kind: 'built-in' }
+  /** None on this store, for tables or views: every answer is read afresh (MySQL/MariaDB). */
+  | { kind: 'none' }
+  /** Not possible for this view, and why (SQLite: it reads a virtual table); each process then keeps versions of its own. */
+  | { kind: 'refused', reason: string }
 
 export class StoreUnavailableError extends Error {
   constructor (message: string, options: { cause?: unknown } = {}) {
