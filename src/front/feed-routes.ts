@@ -92,6 +92,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const representation = documentFor(`${path}${canonicalSearch(query)}`, source, () => write({
       title: site.url.host,
       homeUrl: site.url.href,
+      selfUrl: atSiteRoot(site, `${path}${canonicalSearch(tag === undefined ? {} : { tag })}`),
       postUrl: site.postUrl,
       posts: rows().map((row) => feedPostFromRow(row, markdownColumnOf(row), excerpt))
     }))!
@@ -117,8 +118,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
     const { rows, source } = await sitemapPosts(request)
     // A page beyond the last is a 404 until posts fill it: it depends on them too.
     if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
-    // At the site's root, beside /sitemap.xml: the site routes both to this front.
-    const pageUrl = (n: number): string => new URL(`/sitemap-${n}.xml`, site.url).href
+    const pageUrl = (n: number): string => atSiteRoot(site, `/sitemap-${n}.xml`)
     const representation = documentFor(`sitemap\n${page ?? 0}`, source, () => sitemapDocument(rows().map((row) => ({
       slug: String(row.slug),
       publishedAt: parseTimestamp(row.published_at) ?? null,
@@ -131,6 +131,16 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, cacheC
   for (const path of FEED_PATHS) api.get(path, { schema: FEED_ROUTE_SCHEMAS[path] }, feed)
   api.get(SITEMAP_PATH, { schema: FEED_ROUTE_SCHEMAS[SITEMAP_PATH] }, sitemap)
   api.get(SITEMAP_PAGE_PATH, { schema: FEED_ROUTE_SCHEMAS[SITEMAP_PAGE_PATH] }, sitemap)
+}
+
+/**
+ * The public URL of one of this front's documents (`/feed.xml?tag=sql`, `/sitemap-2.xml`): at the
+ * root of SITE_URL's origin, which routes these paths to this front (docs/api.md, "Feeds and
+ * sitemap"). Not the request's Host: a document is kept for every client, and the front may sit
+ * behind the site under another name.
+ */
+function atSiteRoot (site: NonNullable<FeedSettings['site']>, pathAndSearch: string): string {
+  return new URL(pathAndSearch, site.url).href
 }
 
 /** The column whose `_html` the row carries (MARKDOWN_COLUMNS is the post API's setting): the first such. */

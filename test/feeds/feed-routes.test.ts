@@ -3,7 +3,8 @@
 // commit changes the document and its strong ETag on the very next request; each item's summary
 // is the summary column or else the computed excerpt; 304 and compression
 // work as on the other routes; a title with `<`, `&` and `]]>` keeps every feed well-formed;
-// `tag=` narrows a feed; a sitemap beyond its page size becomes an index of pages; without
+// `tag=` narrows a feed; each feed links to itself at the site's root; a sitemap beyond its page
+// size becomes an index of pages; without
 // SITE_URL every one of these routes is a 404 naming the setting.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -114,6 +115,20 @@ describe('feeds', () => {
     const none = parseXml((await get(front.url, '/feed.atom?tag=nothing-tagged')).text)
     assert.deepEqual(childrenNamed(none, NS.atom, 'entry'), [])
     assertProblem(await get(front.url, `/feed.xml?tag=${'x'.repeat(101)}`), 'invalid-query')
+  })
+
+  test('each feed links to itself (RSS atom:link, Atom link and id, JSON Feed feed_url) at the site\'s root, with its tag', async () => {
+    for (const [search, tagged] of [['', ''], ['?tag=C%2B%2B', '?tag=C%2B%2B']] as const) {
+      const selfOf = (path: string): string => `https://blog.example${path}${tagged}`
+      const channel = child(parseXml((await get(front.url, `/feed.xml${search}`)).text), NS.none, 'channel')
+      const rssSelf = childrenNamed(channel, NS.atom, 'link').filter((link) => link.attributes.rel === 'self')
+      assert.deepEqual(rssSelf.map((link) => [link.attributes.href, link.attributes.type]), [[selfOf('/feed.xml'), 'application/rss+xml']])
+      const atom = parseXml((await get(front.url, `/feed.atom${search}`)).text)
+      const atomSelf = childrenNamed(atom, NS.atom, 'link').filter((link) => link.attributes.rel === 'self')
+      assert.deepEqual(atomSelf.map((link) => link.attributes.href), [selfOf('/feed.atom')])
+      assert.equal(childText(atom, NS.atom, 'id'), selfOf('/feed.atom'), 'each feed its own id')
+      assert.equal(((await get(front.url, `/feed.json${search}`)).json() as { feed_url?: string }).feed_url, selfOf('/feed.json'))
+    }
   })
 
   test('strong ETags with 304, compression, and a commit changes the document and its ETag on the next request', async () => {
