@@ -105,7 +105,7 @@ export interface StoreLimits {
   preparedStatements: boolean
 }
 
-/** What both tiers' HTTP servers take from the settings (http-base). */
+/** What both tiers' HTTP servers take from the settings (src/http/app.ts). */
 export interface ServerOptions {
   timeouts: ServerTimeouts
   /** Event-loop delay beyond which requests are shed with 503 + Retry-After (0: never). */

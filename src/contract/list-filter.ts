@@ -17,7 +17,7 @@ export interface ListFilter {
   readonly publishedBefore?: string
   /** Posts updated strictly after this instant. */
   readonly updatedAfter?: string
-  /** Posts matching this search (src/search/search-query.ts), as given: its text is its canonical form. */
+  /** Posts matching this search (src/contract/search-query.ts), as given: its text is its canonical form. */
   readonly q?: string
 }
 

@@ -1,6 +1,7 @@
 // The public front API: validates, asks the upstream post API through its cache, and answers
-// (its two routes, and the failure mapping of docs/api.md, "Errors"). The routes only: how bodies are fetched,
-// revalidated and checked is cache/upstream-cache.ts; the calls themselves, upstream/client.ts.
+// (its routes: the list, a post, tags, feeds and sitemaps, changes; and the failure mapping of
+// docs/api.md, "Errors"). The routes only: how bodies are fetched, revalidated and checked is
+// cache/upstream-cache.ts; the calls themselves, upstream/client.ts.
 import { POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'

@@ -180,7 +180,7 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
     // Closing, Node drops only the connections idle at that moment: one whose response is still in
     // flight stays open after it (keep-alive) and held server.close() until the keep-alive time-out,
     // so SIGTERM with requests in flight ended at SHUTDOWN_TIMEOUT_MS with exit 1
-    // (test/shutdown.test.ts). Drop such connections as soon as they fall idle.
+    // (test/process/shutdown.test.ts). Drop such connections as soon as they fall idle.
     const reaper = setInterval(() => app.server.closeIdleConnections(), IDLE_REAP_MS).unref()
     app.server.once('close', () => clearInterval(reaper))
     done()

@@ -1,6 +1,6 @@
 // Readiness: whether a tier can serve now. The post API is ready when it can
 // query its `posts` table (src/ops/store-readiness.ts), the front when at least one upstream is in
-// rotation; neither while shutting down (http-base answers every request 503 then). Liveness needs
+// rotation; neither while shutting down (src/http/app.ts answers every request 503 then). Liveness needs
 // no check: a process that answers `/healthz` is alive. Nothing here reaches the store: the front
 // uses it.
 

@@ -52,7 +52,7 @@ export function operationalPaths ({ metrics }: Operations): string[] {
 }
 
 /**
- * GET (and HEAD) on the operational paths; http-base answers their other methods (405, given
+ * GET (and HEAD) on the operational paths; src/http/app.ts answers their other methods (405, given
  * `operationalPaths`). `schemas`: their OpenAPI documentation, where the app has it (declare the
  * routes after registerApiDocs then).
  */

@@ -3,7 +3,7 @@
 // records every call. Never a 5xx; a malformed value is a 400 invalid-query and no upstream call;
 // a valid query is exactly one call, with the parameters in canonical form. The oracle reads the
 // query with URLSearchParams and the rules of the list queries (docs/api.md), not with the code under test
-// (but for the cursor, whose decoder test/list-query.test.ts checks on its own).
+// (but for the cursor, whose decoder test/contract/cursor.test.ts checks on its own).
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'

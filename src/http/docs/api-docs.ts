@@ -17,7 +17,7 @@ export interface ApiDocsOptions {
   enabled: boolean
 }
 
-/** The paths the docs take, for the 405 of their other methods (http-base's `routes`). */
+/** The paths the docs take, for the 405 of their other methods (the `routes` of src/http/app.ts). */
 export const API_DOCS_ROUTES = ['/openapi.json', '/docs', '/docs/*'] as const
 
 /** The document changes only with a deployment; clients revalidate it cheaply by its ETag. */
