@@ -1,5 +1,6 @@
-// The results: checked against the targets, rendered as Markdown, and written with the
-// JSON under bench/results/ (a timestamped pair, and latest.json / latest.md).
+// The results: checked against each scenario's targets (bench/scenarios.ts), rendered as
+// Markdown, and written with the JSON under bench/results/ (a timestamped pair, and latest.json /
+// latest.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
