@@ -31,7 +31,7 @@ import type { UpstreamClient } from './upstream/client.js'
 import { createHeldLane, LIST_ROUTE, POST_ROUTE_PATTERN } from './held-lane.js'
 import { CHANGES_PATH } from '../sync/changes-query.js'
 import { registerChangesRelay } from './changes-relay.js'
-import type { Timers } from '../sync/timers.js'
+import type { Timers } from '../lib/timers.js'
 import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
 
 /** The settings the front reads, as the settings table gives them. */

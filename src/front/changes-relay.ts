@@ -13,7 +13,7 @@ import { createChangeHub, type ChangeHub } from '../sync/change-hub.js'
 import { openEventStream, resumeFrom, wantsEventStream } from '../sync/event-stream.js'
 import { SYNC_EXPIRED_DETAIL } from '../sync/sse-frame.js'
 import { startRelay, type Relay } from '../sync/stream-relay.js'
-import type { Timers } from '../sync/timers.js'
+import type { Timers } from '../lib/timers.js'
 import type { UpstreamClient } from './upstream/client.js'
 
 export interface ChangesRelayOptions {

@@ -28,7 +28,7 @@ import { createMarkdownRenderer, type MarkdownRenderer } from '../render/markdow
 import { createRenderCache, DEFAULT_RENDER_CACHE_BYTES, DEFAULT_RENDER_CACHE_ENTRIES } from '../render/render-cache.js'
 import { POSTS_API_DOCS, POSTS_ROUTE_SCHEMAS } from './schemas.js'
 import { createStoreGate, storeBusyProblem } from './store-gate.js'
-import type { Timers } from '../sync/timers.js'
+import type { Timers } from '../lib/timers.js'
 import { POSTS_CHANGES_PATH } from '../sync/changes-query.js'
 import { registerChangesRoute } from './changes-route.js'
 import { startPostsSync, type SyncSettings } from './posts-sync-wiring.js'

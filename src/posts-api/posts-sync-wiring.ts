@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client'
 import { registerWebhookMetrics } from '../ops/webhook-metrics.js'
 import type { PostStore } from '../store/store.js'
 import { createPostsSync, type PostsSync } from '../sync/posts-sync.js'
-import type { Timers } from '../sync/timers.js'
+import type { Timers } from '../lib/timers.js'
 import { createWebhookSender, type WebhookSenderOptions } from '../sync/webhook-sender.js'
 
 /** SYNC_POLL_MS's default: a store without a change token reads every row this often while polling. */

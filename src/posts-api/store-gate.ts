@@ -5,7 +5,7 @@
 // probes never wait here. The numbers, in one place:
 import { createConcurrencyGate, GateRefusedError, type ConcurrencyGate } from '../lib/concurrency-gate.js'
 import { ProblemError } from '../contract/problems.js'
-import { realTimers, type Timers } from '../sync/timers.js'
+import { realTimers, type Timers } from '../lib/timers.js'
 
 /**
  * Reads that may wait, per turn: 4 × STORE_CONCURRENCY (40 by default). An uncached read takes a

@@ -11,7 +11,7 @@
 import type { Change } from './change.js'
 import { createChangeLog, type ChangeLog } from './change-log.js'
 import { changeFrame, HEARTBEAT_FRAME, positionFrame, syncExpiredFrame } from './sse-frame.js'
-import { realTimers, type Timers } from './timers.js'
+import { realTimers, type Timers } from '../lib/timers.js'
 
 /** What a subscriber's frames are written to: a node:http ServerResponse fits. */
 export interface EventSink {

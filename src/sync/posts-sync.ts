@@ -15,7 +15,7 @@ import type { Change } from './change.js'
 import { createChangeHub, type ChangeHub } from './change-hub.js'
 import type { RowVersions } from './state-token.js'
 import { createStateTracker } from './state-tracker.js'
-import { realTimers, type Timers } from './timers.js'
+import { realTimers, type Timers } from '../lib/timers.js'
 
 /** Between two reads of the change token while polling: an event follows a commit within a second. */
 export const TOKEN_POLL_MS = 200

@@ -9,7 +9,7 @@ import { DEFAULT_HEARTBEAT_MS } from './change-hub.js'
 import { SYNC_EXPIRED_EVENT } from './sse-frame.js'
 import { createEventStreamParser, type ParsedEvent } from './sse-parser.js'
 import { isStateToken } from './state-token.js'
-import { realTimers, type Timers } from './timers.js'
+import { realTimers, type Timers } from '../lib/timers.js'
 
 /** The upstream sent something that is not part of a change stream. */
 export class BadUpstreamEventError extends Error {

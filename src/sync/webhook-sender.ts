@@ -6,7 +6,7 @@
 // covers both, named by the later token). A URL that answers 410 Gone is sent nothing more.
 import { request, type Dispatcher } from 'undici'
 import { composeChanges, isEmptyChange, type Change } from './change.js'
-import { realTimers, type Timers } from './timers.js'
+import { realTimers, type Timers } from '../lib/timers.js'
 import { webhookBody } from './webhook-payload.js'
 import { signWebhook } from './webhook-signature.js'
 

@@ -1,6 +1,6 @@
 // Timers that move only when the test says: `advance` runs every callback that falls due, in
 // time order, including those scheduled meanwhile, so an hour of back-off takes no time.
-import type { Timers } from '../../src/sync/timers.js'
+import type { Timers } from '../../src/lib/timers.js'
 
 export interface ManualTimers extends Timers {
   /** Moves the clock `ms` forward, running what falls due. */

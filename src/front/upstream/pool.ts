@@ -6,7 +6,7 @@
 // threshold): refusing every call would turn an upstream that answers 503 or is merely slow
 // into a 502 it never sent, and keep a recovered one waiting for its next probe.
 import { ProblemError } from '../../contract/problems.js'
-import { realTimers, type Timers } from '../../sync/timers.js'
+import { realTimers, type Timers } from '../../lib/timers.js'
 
 export interface UpstreamPoolOptions<T> {
   upstreams: readonly T[]
