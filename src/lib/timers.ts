@@ -1,5 +1,5 @@
-// Time as the sync modules see it, passed in so that tests run an hour of retries or heartbeats
-// without waiting for it.
+// The clock and timers, passed in wherever waiting is part of the behaviour (retries, heartbeats,
+// probes, the store's queue), so that tests run an hour of them without waiting for it.
 
 export interface Timers {
   /** Milliseconds since the epoch. */
