@@ -15,7 +15,7 @@ import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { asTestResponse, rawSession } from '../helpers/raw-http.js'
 import { buildTestFront, listen } from '../helpers/tiers.js'
-import { assertAnswerHeaders, closing, describeCases, HOST, request, slug, UNIQUE_UUID, type Case, type Expected } from './edge-case.js'
+import { assertAnswerHeaders, closing, describeCases, HOST, request, slug, UNIQUE_UUID, type Case } from './edge-case.js'
 
 const CASES: Case[] = [
   // Finding 1: work for requests that are never answered.
@@ -59,32 +59,6 @@ const CASES: Case[] = [
       assert.deepEqual(responses.slice(0, 5).map((r) => (JSON.parse(r.body.toString()) as { slug: string }).slug), [9, 10, 11, 12, 13].map(slug))
     }
   },
-  // Finding 3: unknown and extension methods.
-  {
-    name: 'extension methods on both routes: 405 with Allow; on an unknown path: 404',
-    bytes: (t) => ['PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'REPORT', 'TRACE', 'UNLOCK']
-      .flatMap((method) => [request(method, t.list), request(method, t.item(slug(1)))]).join('') + request('PROPFIND', '/nowhere') + closing(t),
-    expect: () => [...Array.from({ length: 16 }, (): Expected => 'method-not-allowed'), 'not-found', 200],
-    calls: 1
-  },
-  {
-    name: 'an extension method the parser does not know: 405 with Allow (the parser stops there)',
-    bytes: (t) => request('FOO', t.list),
-    expect: () => ['method-not-allowed'],
-    calls: 0
-  },
-  {
-    name: 'a method that is not a token: 400',
-    bytes: (t) => request('G{T', t.list),
-    expect: () => ['bad-request'],
-    calls: 0
-  },
-  {
-    name: 'CONNECT: 405 with Allow',
-    bytes: () => request('CONNECT', 'evil.example:443'),
-    expect: () => ['method-not-allowed'],
-    calls: 0
-  },
   // Finding 4: two answers to one request.
   {
     name: 'Transfer-Encoding: xchunked: one answer, 413',
@@ -105,22 +79,6 @@ const CASES: Case[] = [
     bytes: (t) => request('GET', t.list, 'Expect: 100-continue\r\n') + request('GET', t.item(slug(1))),
     expect: () => [200],
     calls: 1
-  },
-  // Finding 5: errors outside our format.
-  {
-    name: 'OPTIONS without Origin, without Access-Control-Request-Method, and OPTIONS *: problems',
-    bytes: (t) => request('OPTIONS', t.list) + request('OPTIONS', t.item(slug(1)), 'Origin: https://reader.example\r\n') + request('OPTIONS', '*') + closing(t),
-    expect: () => ['method-not-allowed', 'method-not-allowed', 'not-found', 200],
-    calls: 1
-  },
-  {
-    name: 'a CORS preflight: 204 on the front, 405 on the post API',
-    bytes: (t) => request('OPTIONS', t.item(slug(1)), 'Origin: https://reader.example\r\nAccess-Control-Request-Method: GET\r\n') + closing(t),
-    expect: (t) => [t.cors ? 204 : 'method-not-allowed', 200],
-    calls: 1,
-    check: ([preflight], t) => {
-      if (t.cors) assert.equal(preflight?.headers['access-control-allow-methods'], 'GET, HEAD')
-    }
   },
   {
     name: 'HTTP/1.1 without Host: 400',
