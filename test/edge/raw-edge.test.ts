@@ -59,27 +59,6 @@ const CASES: Case[] = [
       assert.deepEqual(responses.slice(0, 5).map((r) => (JSON.parse(r.body.toString()) as { slug: string }).slug), [9, 10, 11, 12, 13].map(slug))
     }
   },
-  // Finding 4: two answers to one request.
-  {
-    name: 'Transfer-Encoding: xchunked: one answer, 413',
-    bytes: (t) => request('GET', t.list, 'Transfer-Encoding: xchunked\r\n') + 'hello',
-    expect: () => ['body-not-allowed'],
-    calls: 0
-  },
-  {
-    name: 'Expect: 100-continue with a body: refused at once, without 100 Continue',
-    bytes: (t) => request('GET', t.list, 'Expect: 100-continue\r\nContent-Length: 5\r\n'),
-    expect: () => ['body-not-allowed'],
-    calls: 0
-  },
-  {
-    // The client may still send a body it announced nowhere: Node closes after such an answer,
-    // so nothing pipelined behind it is worked on.
-    name: 'Expect: 100-continue without a body: served, without 100 Continue, and the connection closed',
-    bytes: (t) => request('GET', t.list, 'Expect: 100-continue\r\n') + request('GET', t.item(slug(1))),
-    expect: () => [200],
-    calls: 1
-  },
   {
     name: 'HTTP/1.1 without Host: 400',
     bytes: (t) => `GET ${t.list} HTTP/1.1\r\n\r\n`,
@@ -91,12 +70,6 @@ const CASES: Case[] = [
     bytes: (t) => `GET ${t.list} HTTP/1.0\r\n\r\n`,
     expect: () => [200],
     calls: 1
-  },
-  {
-    name: 'Expect: foo: 417, the connection kept; with a body: 417, closed',
-    bytes: (t) => request('GET', t.list, 'Expect: foo\r\n') + request('GET', t.list, 'Expect: foo\r\nContent-Length: 5\r\n') + 'hello',
-    expect: () => ['expectation-failed', 'expectation-failed'],
-    calls: 0
   },
   {
     name: 'malformed percent-encoding: 400 with every header',
@@ -156,13 +129,6 @@ const CASES: Case[] = [
     bytes: (t) => request('GET', t.list, '', 'HTTP/1.x'),
     expect: () => ['bad-request'],
     calls: 0
-  },
-  // Finding 7.
-  {
-    name: 'Content-Length: 0, 00 and 000 are no body: served on one connection',
-    bytes: (t) => ['0', '00', '000'].map((zero) => request('GET', t.item(slug(14 + zero.length)), `Content-Length: ${zero}\r\n`)).join('') + closing(t),
-    expect: () => [200, 200, 200, 200],
-    calls: 4
   },
   // Finding 8.
   {
