@@ -1,8 +1,10 @@
-// Hostile HTTP at the edge, over raw sockets, on both tiers: every request is answered
-// exactly once, in order, as a problem document when it is an error (with the headers of any
-// answer); nothing behind an answer that closes the connection is worked on; every answered
-// request leaves exactly one log line with its request id. Each case counts the work done (the
-// front's upstream calls, the post API's store reads) and the log lines.
+// Hostile HTTP at the edge, over raw sockets, on both tiers: pipelined requests are answered
+// exactly once each, in order, as a problem document when they are errors (with the headers of
+// any answer, a HEAD's without a body); nothing behind an answer that closes the connection is
+// worked on; every answered request leaves exactly one log line with its request id; and, at the
+// front, a client that leaves or is too slow. Each case counts the work done (the front's
+// upstream calls, the post API's store reads) and the log lines. The head's limits, methods,
+// bodies and the request line have files of their own in test/edge/.
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import type { Server } from 'node:http'
@@ -18,7 +20,7 @@ import { buildTestFront, listen } from '../helpers/tiers.js'
 import { assertAnswerHeaders, closing, describeCases, HOST, request, slug, UNIQUE_UUID, type Case } from './edge-case.js'
 
 const CASES: Case[] = [
-  // Finding 1: work for requests that are never answered.
+  // Work for requests that are never answered.
   {
     name: 'a GET with a body, then five pipelined GETs: one 413, no upstream call',
     bytes: (t) => request('GET', t.list, 'Content-Length: 5\r\n') + 'hello' + [1, 2, 3, 4, 5].map((i) => request('GET', t.item(slug(i)))).join(''),
@@ -69,7 +71,7 @@ const CASES: Case[] = [
       for (const response of responses) assert.equal(response.body.length, 0)
     }
   },
-  // Finding 8.
+  // Content negotiation and a missing post, as raw requests.
   {
     name: 'Accept-Encoding: gzip;q=0, * is served br, never gzip',
     bytes: (t) => request('GET', t.list, 'Accept-Encoding: gzip;q=0, *\r\n') + request('GET', t.list, 'Accept-Encoding: gzip;q=0, br;q=0, *\r\n') + closing(t),
