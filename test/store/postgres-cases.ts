@@ -6,7 +6,7 @@ import pg from 'pg'
 import type { SettingName } from '../../src/config.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
-import type { StoreFixture } from './store-contract.js'
+import type { StoreFixture } from './store-contract-suite.js'
 import { LIST_PATH, POST_PATH, typeErrorFrom, type StoreFaults } from './store-errors.js'
 
 export const POSTGRES_FIXTURE: StoreFixture = {

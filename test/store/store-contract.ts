@@ -1,14 +1,14 @@
 // One suite, run against every store: value normalisation, order, exact slug match, schema
 // checks, and freshness of both tiers after committed writes. Real servers, real HTTP.
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { SettingName } from '../../src/config.js'
 import { createProcessMetrics } from '../../src/ops/metrics.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { VERSION_PATH } from '../../src/contract/posts-version.js'
 import { isLookupableSlug } from '../../src/contract/slug.js'
-import { StoreSchemaError, type Post, type PostStore } from '../../src/store/store.js'
+import { StoreSchemaError, type Post } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
@@ -17,15 +17,9 @@ import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { RawKeepAliveClient } from '../helpers/raw-http.js'
 import { sqlLookingSlug, sqlString, STORED_SLUGS, STORED_WHERE_ALLOWED } from '../helpers/sql-slugs.js'
-import { silentLogger, startTiers, type Tiers } from '../helpers/tiers.js'
-import { describeListQueryContract, type ListQueryFixture } from './list-query-contract.js'
-
-export interface StoreFixture extends ListQueryFixture {
-  /** A `posts` table with timestamp, boolean, JSON, NULL, big-integer and binary columns, and its rows. */
-  normalisationTable: string[]
-  /** What the upstream must serve for slug `first-post` of that table. */
-  expectedFirstPost: Record<string, unknown>
-}
+import { silentLogger } from '../helpers/tiers.js'
+import { describeListQueryContract } from './list-query-contract.js'
+import { useStoreContractSuite, type StoreFixture } from './store-contract-suite.js'
 
 /** Reads of the posts version before and after a few answers, until nothing moved it between them. */
 const VERSION_ATTEMPTS = 20
@@ -38,36 +32,9 @@ export function describeStoreContract (name: string, server: TestServer, fixture
   const config = testConfig(settings)
 
   describe(`${name} store contract`, { skip: server.skip }, () => {
+    const { db: database, migratedStore, servingStore, withTiers, insert } = useStoreContractSuite(name, server, fixture, config)
     let db: TestDatabase
-
-    before(async () => { db = await server.create() })
-    after(async () => { await db?.drop() })
-    beforeEach(async () => { await db.exec('DROP TABLE IF EXISTS posts') })
-
-    async function migratedStore (): Promise<PostStore> {
-      const writer = await openTestStore(db.location, { writable: true, config })
-      await writer.migrate()
-      await writer.close()
-      return await servingStore()
-    }
-
-    async function servingStore (): Promise<PostStore> {
-      const store = await openTestStore(db.location, { config })
-      await store.checkSchema()
-      return store
-    }
-
-    async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
-      const tiers = await startTiers(store)
-      try {
-        await run(tiers)
-      } finally {
-        await tiers.close()
-      }
-    }
-
-    const insert = (slug: string, publishedAt: string | null, title = slug): string =>
-      `INSERT INTO posts (slug, title, content, published_at) VALUES ('${slug}', '${title}', '# ${title}', ${publishedAt === null ? 'NULL' : fixture.timestamp(publishedAt)})`
+    before(() => { db = database() })
 
     test('values are normalised the same way on every store, through both tiers', async () => {
       for (const statement of fixture.normalisationTable) await db.exec(statement)
