@@ -1,12 +1,12 @@
 // One suite, run against every store: value normalisation, order, exact slug match, schema
-// checks, and freshness of both tiers after committed writes. Real servers, real HTTP.
+// checks; with its freshness (freshness-contract.ts) and its list queries
+// (list-query-contract.ts). Real servers, real HTTP.
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { SettingName } from '../../src/config.js'
 import { createProcessMetrics } from '../../src/ops/metrics.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
-import { VERSION_PATH } from '../../src/contract/posts-version.js'
 import { isLookupableSlug } from '../../src/contract/slug.js'
 import { StoreSchemaError, type Post } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
@@ -18,11 +18,9 @@ import { assertProblem } from '../helpers/problem.js'
 import { RawKeepAliveClient } from '../helpers/raw-http.js'
 import { sqlLookingSlug, sqlString, STORED_SLUGS, STORED_WHERE_ALLOWED } from '../helpers/sql-slugs.js'
 import { silentLogger } from '../helpers/tiers.js'
+import { declareFreshnessTests } from './freshness-contract.js'
 import { describeListQueryContract } from './list-query-contract.js'
 import { useStoreContractSuite, type StoreFixture } from './store-contract-suite.js'
-
-/** Reads of the posts version before and after a few answers, until nothing moved it between them. */
-const VERSION_ATTEMPTS = 20
 
 /** Fuzzed upstream lookups per store (a few hundred). */
 const SLUG_FUZZ_RUNS = 400
@@ -32,9 +30,10 @@ export function describeStoreContract (name: string, server: TestServer, fixture
   const config = testConfig(settings)
 
   describe(`${name} store contract`, { skip: server.skip }, () => {
-    const { db: database, migratedStore, servingStore, withTiers, insert } = useStoreContractSuite(name, server, fixture, config)
+    const suite = useStoreContractSuite(name, server, fixture, config)
+    const { migratedStore, servingStore, withTiers, insert } = suite
     let db: TestDatabase
-    before(() => { db = database() })
+    before(() => { db = suite.db() })
 
     test('values are normalised the same way on every store, through both tiers', async () => {
       for (const statement of fixture.normalisationTable) await db.exec(statement)
@@ -155,101 +154,6 @@ export function describeStoreContract (name: string, server: TestServer, fixture
       })
     })
 
-    test('a committed insert, update and delete is visible in the next response of both tiers', async () => {
-      const store = await migratedStore()
-      await withTiers(store, async ({ posts, front }) => {
-        assertProblem(await get(front.url, '/api/blog'), 'no-posts')
-        assert.deepEqual((await get(posts.url, '/api/posts')).json(), [])
-        // Absent twice: the front holds that answer (under its posts version, where the store has one).
-        assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
-        assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
-
-        await db.exec(insert('fresh-post', '2024-02-02T00:00:00Z', 'Fresh'))
-        assert.deepEqual(((await get(front.url, '/api/blog')).json() as Array<{ slug: string }>).map((p) => p.slug), ['fresh-post'])
-        assert.equal(((await get(front.url, '/api/blog/fresh-post')).json() as { title: string }).title, 'Fresh')
-
-        await db.exec("UPDATE posts SET title = 'Updated' WHERE slug = 'fresh-post'")
-        assert.equal(((await get(front.url, '/api/blog/fresh-post')).json() as { title: string }).title, 'Updated')
-        assert.equal(((await get(posts.url, '/api/posts')).json() as Array<{ title: string }>)[0]?.title, 'Updated')
-
-        await db.exec("DELETE FROM posts WHERE slug = 'fresh-post'")
-        assertProblem(await get(front.url, '/api/blog/fresh-post'), 'post-not-found')
-        assertProblem(await get(front.url, '/api/blog'), 'no-posts')
-      })
-    })
-
-    test('the posts version: on every answer of the post API, the same at /api/posts/version until a commit moves it', async () => {
-      const store = await migratedStore()
-      await db.exec(insert('versioned', '2024-01-01T00:00:00Z'))
-      await withTiers(store, async ({ posts }) => {
-        const read = async (): Promise<TestResponse[]> => [
-          await get(posts.url, VERSION_PATH),
-          await get(posts.url, '/api/posts'), await get(posts.url, '/api/post/versioned'), await get(posts.url, '/api/post/absent'),
-          await get(posts.url, VERSION_PATH)
-        ]
-        let answers = await read()
-        const [now] = answers as [TestResponse]
-        assert.equal(now.status, 200)
-        assert.equal(now.headers['cache-control'], 'no-store')
-        if (!store.tracksChanges) {
-          // A store that cannot tell (MySQL/MariaDB): no version anywhere, so the front revalidates per request.
-          assert.deepEqual(now.json(), { version: null })
-          for (const answer of answers) assert.equal(answer.headers['posts-version'], undefined)
-          return
-        }
-        // PostgreSQL's version moves with any transaction on the server (other tests' too): the
-        // answers count when the version read before them is the one read after them.
-        for (let attempt = 1; answers[0]?.headers['posts-version'] !== answers[4]?.headers['posts-version']; attempt++) {
-          assert.ok(attempt < VERSION_ATTEMPTS, `the version moved during each of ${VERSION_ATTEMPTS} reads`)
-          answers = await read()
-        }
-        const version = (answers[0]?.json() as { version: string }).version
-        assert.match(version, /^[\w.~-]{1,128}$/)
-        assert.deepEqual(answers.map((answer) => answer.headers['posts-version']), [version, version, version, version, version])
-        await db.exec("UPDATE posts SET title = 'moved' WHERE slug = 'versioned'")
-        const moved = await get(posts.url, '/api/post/versioned')
-        assert.equal((moved.json() as { title: string }).title, 'moved')
-        assert.notEqual(moved.headers['posts-version'], version)
-      })
-    })
-
-    test('under concurrent writes, no response of either tier is older than its request', async () => {
-      const store = await migratedStore()
-      await db.exec(insert('counter', '2024-01-01T00:00:00Z', '0'))
-      await withTiers(store, async ({ posts, front }) => {
-        let committed = 0
-        // An object, so that the reader loop sees the writer's change (it happens across awaits).
-        const progress = { writing: true }
-        const writer = (async () => {
-          for (let i = 1; i <= 25; i++) {
-            await db.exec(`UPDATE posts SET title = '${i}' WHERE slug = 'counter'`)
-            committed = i
-            await new Promise((resolve) => setTimeout(resolve, 3))
-          }
-          progress.writing = false
-        })()
-        const reader = async (base: string, path: string, title: (body: unknown) => string): Promise<number> => {
-          let checked = 0
-          while (progress.writing) {
-            const floor = committed
-            const response = await get(base, path)
-            assert.equal(response.status, 200)
-            assert.ok(Number(title(response.json())) >= floor, `${path} answered title ${title(response.json())} after commit ${floor}`)
-            checked++
-          }
-          return checked
-        }
-        const detail = (body: unknown): string => (body as { title: string }).title
-        const list = (body: unknown): string => (body as Array<{ title: string }>)[0]?.title ?? ''
-        const counts = await Promise.all([
-          reader(front.url, '/api/blog/counter', detail), reader(front.url, '/api/blog/counter', detail),
-          reader(front.url, '/api/blog', list), reader(posts.url, '/api/post/counter', detail), reader(posts.url, '/api/posts', list)
-        ])
-        await writer
-        assert.ok(counts.every((n) => n > 0))
-      })
-    })
-
     test('migrate is idempotent and seed inserts the sample posts once', async () => {
       const writer = await openTestStore(db.location, { writable: true, config })
       try {
@@ -336,6 +240,8 @@ export function describeStoreContract (name: string, server: TestServer, fixture
         await pollUntil('ready again', async () => (await get(posts.url, '/readyz')).status === 200, { withinMs: 5000, everyMs: 100 })
       })
     })
+
+    declareFreshnessTests(suite)
   })
   describeListQueryContract(name, server, fixture)
 }
