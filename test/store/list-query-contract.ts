@@ -2,104 +2,19 @@
 // once (ties, undated posts, PostgreSQL microseconds), stable under inserts at the head, `fields`
 // on lists and posts, `tag`, and every malformed value. Part of the store contract suite.
 import assert from 'node:assert/strict'
-import { after, before, beforeEach, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { encodeCursor } from '../../src/contract/cursor.js'
-import type { PostStore } from '../../src/store/store.js'
-import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
-import { get, type TestResponse } from '../helpers/http.js'
+import type { TestDatabase, TestServer } from '../helpers/databases.js'
+import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
-import { startTiers, type Tiers } from '../helpers/tiers.js'
-
-export interface ListQueryFixture {
-  /** SQL literal of a timestamp in this store's default table (`published_at`). */
-  timestamp: (iso: string) => string
-  /**
-   * A `tags` column type other than the default table's (PostgreSQL json, MySQL/SQLite text), and
-   * whether it takes text that is not JSON.
-   */
-  tagsColumn: { type: string, anyText: boolean }
-}
-
-const ROUTES = { front: '/api/blog', posts: '/api/posts' } as const
-type Tier = keyof typeof ROUTES
-
-/** Posts of the default table: ties on a date, undated ones, and two dates a microsecond apart (distinct on PostgreSQL only). */
-const DATED: ReadonlyArray<readonly [string, string | null]> = [
-  ['newest', '2024-05-01T00:00:00Z'],
-  ['alpha', '2024-03-01T00:00:00Z'], ['Zed', '2024-03-01T00:00:00Z'], ['a1', '2024-03-01T00:00:00Z'], ['a-b', '2024-03-01T00:00:00Z'],
-  ['micro-late', '2024-02-01T00:00:00.000200Z'], ['micro-early', '2024-02-01T00:00:00.000100Z'],
-  ['oldest', '2024-01-01T00:00:00Z'],
-  ['draft-b', null], ['draft-c', null], ['draft-a', null]
-]
-
-const slugsOf = (response: TestResponse): string[] => (response.json() as Array<{ slug: string }>).map((p) => p.slug)
-
-/** The target of a `rel="next"` Link, checked to be a relative reference to the same route, with `limit` and `after` first. */
-function nextTarget (response: TestResponse, route: string, limit: number): string | undefined {
-  const link = response.headers.link
-  if (link === undefined) return undefined
-  const match = /^<([^<>]+)>; rel="next"$/.exec(String(link))
-  assert.ok(match !== null, `a Link of the expected form: ${String(link)}`)
-  const target = match[1] ?? ''
-  assert.ok(target.startsWith(`${route}?limit=${limit}&after=`), target)
-  return target
-}
+import { DATED, nextTarget, ROUTES, slugsOf, useListQuerySuite, walk, type ListQueryFixture } from './list-query-suite.js'
 
 export function describeListQueryContract (name: string, server: TestServer, fixture: ListQueryFixture): void {
   describe(`${name} list queries`, { skip: server.skip }, () => {
+    const suite = useListQuerySuite(server, fixture)
+    const { insert, serving, withDefaultTable, withTiers } = suite
     let db: TestDatabase
-
-    before(async () => { db = await server.create() })
-    after(async () => { await db?.drop() })
-    beforeEach(async () => { await db.exec('DROP TABLE IF EXISTS posts') })
-
-    const insert = (slug: string, publishedAt: string | null, tags: readonly string[] = []): string =>
-      `INSERT INTO posts (slug, title, content, tags, published_at) VALUES ('${slug}', 'Title of ${slug}', '# ${slug}', '${JSON.stringify(tags)}', ` +
-      `${publishedAt === null ? 'NULL' : fixture.timestamp(publishedAt)})`
-
-    async function serving (): Promise<PostStore> {
-      const store = await openTestStore(db.location)
-      await store.checkSchema()
-      return store
-    }
-
-    type Row = readonly [slug: string, publishedAt: string | null, tags?: readonly string[]]
-
-    async function withDefaultTable (rows: readonly Row[], run: (tiers: Tiers) => Promise<void>): Promise<void> {
-      const writer = await openTestStore(db.location, { writable: true })
-      await writer.migrate()
-      await writer.close()
-      for (const [slug, at, tags] of rows) await db.exec(insert(slug, at, tags))
-      await withTiers(await serving(), run)
-    }
-
-    async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
-      const tiers = await startTiers(store)
-      try {
-        await run(tiers)
-      } finally {
-        await tiers.close()
-      }
-    }
-
-    /** Follows `next` links from `?<search>` to the end; every page holds at most `limit` posts. */
-    async function walk (tiers: Tiers, tier: Tier, search: string, limit: number): Promise<{ slugs: string[], pages: number }> {
-      const base = tiers[tier].url
-      let target: string | undefined = `${ROUTES[tier]}?${search}`
-      const slugs: string[] = []
-      let pages = 0
-      while (target !== undefined) {
-        const response = await get(base, target)
-        assert.equal(response.status, 200, `${target}: ${response.text}`)
-        const page = slugsOf(response)
-        assert.ok(page.length >= 1 && page.length <= limit, `${target}: ${page.length} posts`)
-        slugs.push(...page)
-        pages++
-        assert.ok(pages <= 100, 'the walk ends')
-        target = nextTarget(response, ROUTES[tier], limit)
-      }
-      return { slugs, pages }
-    }
+    before(() => { db = suite.db() })
 
     test('pages walk the whole list exactly once, in its order (ties, undated, microseconds), on both tiers', async () => {
       await withDefaultTable(DATED, async (tiers) => {

@@ -5,7 +5,7 @@ import type { Config } from '../../src/config.js'
 import type { PostStore } from '../../src/store/store.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
-import type { ListQueryFixture } from './list-query-contract.js'
+import type { ListQueryFixture } from './list-query-suite.js'
 
 export interface StoreFixture extends ListQueryFixture {
   /** A `posts` table with timestamp, boolean, JSON, NULL, big-integer and binary columns, and its rows. */
