@@ -11,199 +11,28 @@
 // set (mandatory in CI), as the store suites run; searched with the store's index
 // (`migrate --search`) on some, the post API's in-memory index on the others.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import fc from 'fast-check'
-import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
-import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
+import { DEFAULT_SORT, sortOrder } from '../../src/contract/list-sort.js'
+import { openTestStore, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
-import { DEFAULT_SORT, SORT_COLUMNS, sortOrder, type ListSort } from '../../src/contract/list-sort.js'
-import { startTiersOn, type Tiers } from '../helpers/tiers.js'
+import type { Tiers } from '../helpers/tiers.js'
+import {
+  compareBy, expected, MODEL_VARIANTS, query, rows, RUNS, search, searchOf, sortValue, SORTS, sqlText, TAGS, useModelTable, WORDS, write,
+  type Query, type Row, type Write
+} from './list-query-model.js'
 
-const RUNS = Number(process.env.MODEL_RUNS ?? 60)
-
-/** Free-form tags, some differing only by case (matched exactly). */
-const TAGS = ['C++', 'Node.js', 'PostgreSQL', 'sql', 'SQL', 'x y', 'été'] as const
-/** Instants of the rows, a millisecond apart in places (every store keeps milliseconds). */
-const INSTANTS = [
-  '2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.001Z', '2024-03-01T12:30:00.000Z', '2024-05-01T00:00:00.000Z', '2025-06-15T08:00:00.500Z'
-] as const
-/** Bounds as a client writes them, each with the instant it means. */
-const BOUNDS: ReadonlyArray<readonly [string, string]> = [
-  ...INSTANTS.map((iso) => [iso, iso] as const),
-  ['2024-01-01', '2024-01-01T00:00:00.000Z'], ['2024-05-01', '2024-05-01T00:00:00.000Z'], ['2024-03-01T14:30:00%2B02:00', '2024-03-01T12:30:00.000Z'],
-  ['2023-12-31T19:00:00.0005-05:00', '2024-01-01T00:00:00.0005Z']
-]
-
-/**
- * Titles whose code point order differs from every collation's: case, trailing spaces, a
- * combining accent, an astral character (after U+FFFD in code points, before it in UTF-16 units).
- */
-const TITLES = ['a', 'a ', 'A', 'b', 'é', 'e\u0301', 'Z', '\u{1F600}', '\uFFFD', ''] as const
-const SORTS: readonly ListSort[] = SORT_COLUMNS.flatMap((column): ListSort[] => [column, `-${column}`])
-/** Content words: at least 4 letters and no stop word (InnoDB indexes 3 and more), the same stem under every engine. */
-const WORDS = ['apple', 'brick', 'cloud', 'ember', 'fjord', 'grove'] as const
-
-/** `words`: the post's content, which a search finds (the titles are for sorting). */
-interface Row { slug: string, title: string | null, words: readonly string[], tags: readonly string[] | null, publishedAt: string | null, updatedAt: string | null }
-
-/** A search, and which contents it matches. */
-interface Search { text: string, matches: (words: readonly string[]) => boolean }
-
-const word = fc.constantFrom(...WORDS)
-const search: fc.Arbitrary<Search> = fc.oneof(
-  word.map((w) => ({ text: w, matches: (words: readonly string[]) => words.includes(w) })),
-  fc.tuple(word, word).map(([a, b]) => ({ text: `${a} ${b}`, matches: (words: readonly string[]) => words.includes(a) && words.includes(b) })),
-  fc.tuple(word, word).map(([a, b]) => ({ text: `${a} OR ${b}`, matches: (words: readonly string[]) => words.includes(a) || words.includes(b) })),
-  fc.tuple(word, word).filter(([a, b]) => a !== b).map(([a, b]) => ({ text: `${a} -${b}`, matches: (words: readonly string[]) => words.includes(a) && !words.includes(b) }))
-)
-
-const row = fc.record({
-  title: fc.option(fc.constantFrom(...TITLES), { freq: 6 }),
-  words: fc.subarray([...WORDS], { maxLength: 3 }),
-  tags: fc.option(fc.subarray([...TAGS]), { freq: 6 }),
-  publishedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 }),
-  updatedAt: fc.option(fc.constantFrom(...INSTANTS), { freq: 4 })
-})
-const slugText = fc.stringMatching(/^[a-zA-Z0-9-]{1,6}$/)
-const rows = fc.uniqueArray(slugText, { minLength: 2, maxLength: 14 })
-  .chain((slugs) => fc.tuple(...slugs.map((slug) => row.map((r): Row => ({ slug, ...r })))))
-
-/** Mostly absent, so that combinations still match some rows. */
-const sometimes = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary })
-const tagSet = sometimes(fc.subarray([...TAGS], { minLength: 1, maxLength: 3 }))
-const bound = sometimes(fc.constantFrom(...BOUNDS))
-const sort = sometimes(fc.constantFrom(...SORTS))
-const query = fc.record({
-  q: sometimes(search),
-  tag: tagSet,
-  tagAll: tagSet,
-  tagNot: tagSet,
-  publishedAfter: bound,
-  publishedBefore: bound,
-  updatedAfter: bound,
-  sort,
-  limit: fc.integer({ min: 1, max: 5 })
-})
-type Query = typeof query extends fc.Arbitrary<infer Q> ? Q : never
-
-/** A write between pages: a post (of the table's few slugs, or a new one) given new columns, or deleted. */
-const write = fc.record({
-  kind: fc.constantFrom('set', 'set', 'delete'),
-  slug: fc.oneof(slugText, fc.constantFrom('a', 'b', 'c')),
-  columns: row
-})
-type Write = typeof write extends fc.Arbitrary<infer W> ? W : never
-
-/** The query's parameters, each written in its own order (the tiers put them in theirs). */
-function searchOf (q: Query): string {
-  const parts: string[] = []
-  if (q.tag !== null) parts.push(`tag=${q.tag.map(encodeURIComponent).reverse().join(',')}`)
-  if (q.tagAll !== null) parts.push(`tag_all=${q.tagAll.map(encodeURIComponent).join(',')}`)
-  if (q.tagNot !== null) parts.push(`tag_not=${q.tagNot.map(encodeURIComponent).join(',')}`)
-  if (q.publishedAfter !== null) parts.push(`published_after=${q.publishedAfter[0]}`)
-  if (q.publishedBefore !== null) parts.push(`published_before=${q.publishedBefore[0]}`)
-  if (q.updatedAfter !== null) parts.push(`updated_after=${q.updatedAfter[0]}`)
-  if (q.sort !== null) parts.push(`sort=${q.sort}`)
-  if (q.q !== null) parts.push(`q=${encodeURIComponent(q.q.text)}`)
-  return parts.join('&')
-}
-
-/** Compares instants as text of the same form, so that the half-millisecond bound counts. */
-const micros = (iso: string): string => {
-  const [whole = '', fraction = ''] = iso.slice(0, -1).split('.')
-  return `${whole}.${fraction.padEnd(6, '0')}`
-}
-
-const bytewise = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
-
-/** A row's value in the sort's column. */
-function sortValue (r: Row, sort: ListSort | null): string | null {
-  const { column } = sortOrder(sort ?? DEFAULT_SORT)
-  return column === 'published_at' ? r.publishedAt : column === 'updated_at' ? r.updatedAt : column === 'title' ? r.title : r.slug
-}
-
-/** The list order: by the column (code points; instants are text of one form), NULLs last either way, ties by slug bytewise. */
-function compareBy (sort: ListSort | null): (a: Row, b: Row) => number {
-  const { descending } = sortOrder(sort ?? DEFAULT_SORT)
-  return (a, b) => {
-    const x = sortValue(a, sort)
-    const y = sortValue(b, sort)
-    if (x !== y) {
-      if (x === null) return 1
-      if (y === null) return -1
-      return (descending ? -1 : 1) * bytewise(x, y)
-    }
-    return bytewise(a.slug, b.slug)
-  }
-}
-
-/** The model: the rows the query keeps, in list order (default: newest first, undated last, ties by slug bytewise). */
-function expected (all: readonly Row[], q: Query): string[] {
-  const holds = (r: Row, tag: string): boolean => r.tags?.includes(tag) === true
-  const after = (value: string | null, b: readonly [string, string] | null): boolean => b === null || (value !== null && micros(value) > micros(b[1]))
-  const before = (value: string | null, b: readonly [string, string] | null): boolean => b === null || (value !== null && micros(value) < micros(b[1]))
-  return all.filter((r) =>
-    (q.tag === null || q.tag.some((t) => holds(r, t))) &&
-    (q.tagAll === null || q.tagAll.every((t) => holds(r, t))) &&
-    (q.tagNot === null || !q.tagNot.some((t) => holds(r, t))) &&
-    after(r.publishedAt, q.publishedAfter) && before(r.publishedAt, q.publishedBefore) && after(r.updatedAt, q.updatedAfter) &&
-    (q.q === null || q.q.matches(r.words))
-  ).sort(compareBy(q.sort)).map((r) => r.slug)
-}
-
-interface Variant {
-  /** Creates `posts`; the default table unless the variant needs another `tags` type. */
-  table: (db: TestDatabase) => Promise<void>
-  timestamp: (iso: string | null) => string
-  tags: (tags: readonly string[] | null) => string
-  /** Whether `title` may be NULL (the default table's may not). */
-  nullTitles?: boolean
-}
-
-const sqlText = (text: string): string => `'${text.replaceAll("'", "''")}'`
-/** JSON `null` for none (the default table's `tags` is NOT NULL on SQLite and PostgreSQL): no array, no tag. */
-const jsonTags = (tags: readonly string[] | null): string => sqlText(JSON.stringify(tags))
-
-const DEFAULT_TABLE = async (db: TestDatabase): Promise<void> => {
-  const writer = await openTestStore(db.location, { writable: true })
-  await writer.migrate()
-  await writer.close()
-}
-
-/** The default table with the store's own search index. */
-const INDEXED_TABLE = async (db: TestDatabase): Promise<void> => {
-  const writer = await openTestStore(db.location, { writable: true })
-  await writer.migrate({ search: DEFAULT_SEARCH_SETTINGS })
-  await writer.close()
-}
-
-function describeModel (name: string, server: TestServer, variant: Variant): void {
+for (const { name, server, variant } of MODEL_VARIANTS) {
   describe(`${name}: list queries against the model`, { skip: server.skip }, () => {
+    const table = useModelTable(server, variant)
+    const { held, insert, load } = table
     let db: TestDatabase
     let tiers: Tiers
-    before(async () => {
-      db = await server.create()
-      await variant.table(db)
-      tiers = await startTiersOn(db)
+    before(() => {
+      db = table.db()
+      tiers = table.tiers()
     })
-    after(async () => {
-      await tiers?.close()
-      await db?.drop()
-    })
-
-    /** The rows as this table can hold them. */
-    const held = (all: readonly Row[]): Row[] => variant.nullTitles === true ? [...all] : all.map((r) => ({ ...r, title: r.title ?? 'T' }))
-    const values = (r: Row): string =>
-      `(${sqlText(r.slug)}, ${r.title === null ? 'NULL' : sqlText(r.title)}, ${sqlText(r.words.join(' '))}, ${variant.tags(r.tags)}, ${variant.timestamp(r.publishedAt)}, ${variant.timestamp(r.updatedAt)})`
-    const insert = async (all: readonly Row[]): Promise<void> => {
-      await db.exec(`INSERT INTO posts (slug, title, content, tags, published_at, updated_at) VALUES ${all.map(values).join(', ')}`)
-    }
-
-    async function load (all: readonly Row[]): Promise<void> {
-      await db.exec('DELETE FROM posts')
-      if (all.length > 0) await insert(all)
-    }
 
     /** Every page of `search` at `route`, following next links; the front's empty list is a 404 no-posts. */
     async function walk (base: string, route: string, search: string, limit: number): Promise<string[]> {
@@ -361,41 +190,3 @@ function describeModel (name: string, server: TestServer, variant: Variant): voi
     })
   })
 }
-
-const isoText = (iso: string | null): string => iso === null ? 'NULL' : sqlText(iso)
-
-describeModel('SQLite', sqliteServer, { table: DEFAULT_TABLE, timestamp: isoText, tags: jsonTags })
-describeModel('SQLite with migrate --search', sqliteServer, { table: INDEXED_TABLE, timestamp: isoText, tags: jsonTags })
-describeModel('PostgreSQL', postgresServer, { table: DEFAULT_TABLE, timestamp: isoText, tags: jsonTags })
-describeModel('PostgreSQL with migrate --search', postgresServer, { table: INDEXED_TABLE, timestamp: isoText, tags: jsonTags })
-describeModel('PostgreSQL text[] tags', postgresServer, {
-  table: async (db) => {
-    await db.exec(`CREATE TABLE posts (id serial PRIMARY KEY, slug text NOT NULL UNIQUE, title text, content text, tags text[],
-      published_at timestamp, updated_at timestamptz)`)
-  },
-  timestamp: isoText,
-  tags: (tags) => tags === null ? 'NULL' : `ARRAY[${tags.map(sqlText).join(', ')}]::text[]`,
-  nullTitles: true
-})
-describeModel('SQLite, titles NULL or case-insensitive', sqliteServer, {
-  table: async (db) => {
-    await db.exec('CREATE TABLE posts (slug TEXT NOT NULL UNIQUE, title TEXT COLLATE NOCASE, content TEXT, tags TEXT, published_at TEXT, updated_at TEXT)')
-  },
-  timestamp: isoText,
-  tags: jsonTags,
-  nullTitles: true
-})
-describeModel('MySQL with migrate --search', mysqlServer, {
-  table: INDEXED_TABLE,
-  timestamp: (iso) => iso === null ? 'NULL' : sqlText(iso.slice(0, 23).replace('T', ' ')),
-  tags: jsonTags
-})
-describeModel('MySQL, titles NULL in a case-insensitive collation', mysqlServer, {
-  table: async (db) => {
-    await db.exec(`CREATE TABLE posts (id INT AUTO_INCREMENT PRIMARY KEY, slug VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL UNIQUE,
-      title VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci, content TEXT, tags JSON, published_at DATETIME(3), updated_at DATETIME(3))`)
-  },
-  timestamp: (iso) => iso === null ? 'NULL' : sqlText(iso.slice(0, 23).replace('T', ' ')),
-  tags: jsonTags,
-  nullTitles: true
-})
