@@ -14,7 +14,7 @@ import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { DEFAULT_SORT, sortOrder } from '../../src/contract/list-sort.js'
-import { openTestStore, type TestDatabase } from '../helpers/databases.js'
+import type { TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import type { Tiers } from '../helpers/tiers.js'
@@ -111,24 +111,6 @@ for (const { name, server, variant } of MODEL_VARIANTS) {
         }
       }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
       t.diagnostic(`${name}: ${RUNS} tables, ${asked} queries, ${nonEmpty} with a non-empty answer, ${sortedSearches} searches with a sort`)
-    })
-
-    test(`${RUNS} random tables: each post's neighbours, read by keyset (a store without versions), are its neighbours in the list order`, { timeout: 600_000 }, async () => {
-      const store = await openTestStore(db.location)
-      await store.checkSchema()
-      try {
-        await fc.assert(fc.asyncProperty(rows.map(held), async (all) => {
-          await load(all)
-          const order = [...all].sort(compareBy(null)).map((r) => r.slug)
-          for (const [i, slug] of order.entries()) {
-            const [prev, next] = [order[i - 1], order[i + 1]]
-            assert.deepEqual(await store.readNeighbours?.(slug), { ...(prev === undefined ? {} : { prev }), ...(next === undefined ? {} : { next }) }, slug)
-          }
-          assert.equal(await store.readNeighbours?.('not-a-row'), undefined)
-        }), { numRuns: RUNS, includeErrorInReport: true })
-      } finally {
-        await store.close()
-      }
     })
 
     /** A write between two pages: a row's columns changed, a row added, or one deleted. */
