@@ -4,9 +4,9 @@
 // order: there, the membership, and every walk in the whole list's order; with a sort, the
 // model's order of its matches), its count, a cursor walk through both tiers, and the tag counts
 // equal what the model computes in JavaScript; a cursor used in another order (another sort, or
-// with `q` added or removed where that changes the order) is refused. Then walks with random
-// writes between the pages: every post that exists throughout with the same sort key (and, in a
-// sorted search, matches throughout) is served exactly once, in list order.
+// with `q` added or removed where that changes the order) is refused. Neighbours by keyset and
+// walks with writes between the pages have files of their own (neighbours-model.test.ts,
+// walks-model.test.ts), on the same stores and tables.
 // SQLite always; PostgreSQL (a jsonb and a text[] `tags`) and MySQL when their test servers are
 // set (mandatory in CI), as the store suites run; searched with the store's index
 // (`migrate --search`) on some, the post API's in-memory index on the others.
@@ -14,25 +14,17 @@ import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
 import fc from 'fast-check'
 import { DEFAULT_SORT, sortOrder } from '../../src/contract/list-sort.js'
-import type { TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import type { Tiers } from '../helpers/tiers.js'
-import {
-  compareBy, expected, MODEL_VARIANTS, query, rows, RUNS, search, searchOf, sortValue, SORTS, sqlText, TAGS, useModelTable, WORDS, write,
-  type Query, type Row, type Write
-} from './list-query-model.js'
+import { expected, MODEL_VARIANTS, query, rows, RUNS, searchOf, SORTS, TAGS, useModelTable, WORDS, type Query } from './list-query-model.js'
 
 for (const { name, server, variant } of MODEL_VARIANTS) {
   describe(`${name}: list queries against the model`, { skip: server.skip }, () => {
     const table = useModelTable(server, variant)
-    const { held, insert, load } = table
-    let db: TestDatabase
+    const { held, load } = table
     let tiers: Tiers
-    before(() => {
-      db = table.db()
-      tiers = table.tiers()
-    })
+    before(() => { tiers = table.tiers() })
 
     /** Every page of `search` at `route`, following next links; the front's empty list is a 404 no-posts. */
     async function walk (base: string, route: string, search: string, limit: number): Promise<string[]> {
@@ -111,64 +103,6 @@ for (const { name, server, variant } of MODEL_VARIANTS) {
         }
       }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
       t.diagnostic(`${name}: ${RUNS} tables, ${asked} queries, ${nonEmpty} with a non-empty answer, ${sortedSearches} searches with a sort`)
-    })
-
-    /** A write between two pages: a row's columns changed, a row added, or one deleted. */
-    async function apply (all: Row[], w: Write): Promise<void> {
-      const [changed] = held([{ slug: w.slug, ...w.columns }])
-      if (changed === undefined) return
-      const at = all.findIndex((r) => r.slug === w.slug)
-      if (w.kind === 'delete' && at !== -1) {
-        all.splice(at, 1)
-        await db.exec(`DELETE FROM posts WHERE slug = ${sqlText(w.slug)}`)
-      } else if (w.kind !== 'delete' && at === -1) {
-        all.push(changed)
-        await insert([changed])
-      } else if (w.kind !== 'delete') {
-        all[at] = changed
-        await db.exec(`DELETE FROM posts WHERE slug = ${sqlText(w.slug)}`)
-        await insert([changed])
-      }
-    }
-
-    test(`${RUNS} walks with writes between the pages: each post whose sort key (and match) stays the same is served once, in list order`, { timeout: 600_000 }, async (t) => {
-      let stableServed = 0
-      let searchedWalks = 0
-      const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
-      await fc.assert(fc.asyncProperty(rows.map(held), fc.option(fc.constantFrom(...SORTS), { freq: 3 }), fc.option(search, { freq: 2 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom('posts', 'front'), fc.array(fc.array(write, { maxLength: 3 }), { maxLength: 8 }),
-        async (initial, s, found, limit, tier, writes) => {
-          // A search in a sort; without one its order is its relevance, which moves with any write.
-          const searched = s === null ? null : found
-          if (searched !== null) searchedWalks++
-          const matches = (r: Row): boolean => searched === null || searched.matches(r.words)
-          const all = [...initial]
-          await load(all)
-          /** The posts matching when the walk began, until their value changes, they stop matching, or are deleted. */
-          const keys = new Map(initial.filter(matches).map((r) => [r.slug, sortValue(r, s)]))
-          const [base, route] = tier === 'posts' ? [tiers.posts.url, '/api/posts'] : [tiers.front.url, '/api/blog']
-          const served: string[] = []
-          const search = `${s === null ? '' : `&sort=${s}`}${searched === null ? '' : `&q=${encodeURIComponent(searched.text)}`}`
-          let target: string | undefined = `${route}?limit=${limit}${search}`
-          for (let page = 0; target !== undefined; page++) {
-            assert.ok(page <= 40, 'the walk ends')
-            const response = await get(base, target)
-            if (response.status === 404 && route === '/api/blog') break
-            assert.equal(response.status, 200, `${target}: ${response.text}`)
-            served.push(...(response.json() as Array<{ slug: string }>).map((p) => p.slug))
-            target = /^<([^<>]+)>; rel="next"$/.exec(String(response.headers.link ?? ''))?.[1]
-            for (const w of writes[page] ?? []) {
-              const before = all.find((r) => r.slug === w.slug)
-              await apply(all, w)
-              const now = all.find((r) => r.slug === w.slug)
-              if (before !== undefined && (now === undefined || sortValue(now, s) !== sortValue(before, s) || !matches(now))) keys.delete(w.slug)
-            }
-          }
-          const stable = initial.filter((r) => keys.has(r.slug)).sort(compareBy(s)).map((r) => r.slug)
-          const stableServedInOrder = served.filter((slug) => keys.has(slug))
-          assert.deepEqual(stableServedInOrder, stable, `${route}?limit=${limit}${search}: ${served.join(' ')}`)
-          stableServed += stable.length
-        }), { numRuns: RUNS, includeErrorInReport: true, ...(seed === undefined ? {} : { seed }) })
-      t.diagnostic(`${name}: ${RUNS} walks (${searchedWalks} of a search with a sort), ${stableServed} stable posts served`)
     })
   })
 }
