@@ -5,38 +5,22 @@
 // copies, 304s and coalescing work per distinct query.
 import assert from 'node:assert/strict'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { after, before, describe, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { describe, test } from 'node:test'
 import { encodeCursor } from '../../src/contract/cursor.js'
 import { etagOf } from '../../src/http/representation.js'
-import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
-import type { TestResponse } from '../helpers/http.js'
+import { json } from '../helpers/fake-upstream.js'
 import { assertProblem } from '../helpers/problem.js'
-import { buildTestFront } from '../helpers/tiers.js'
+import { useInjectedFront } from '../helpers/injected-front.js'
 
-let upstream: FakeUpstream
-let front: FastifyInstance
+const front = useInjectedFront()
 
-before(async () => {
-  upstream = await startFakeUpstream()
-  front = buildTestFront(upstream.url)
-  await front.ready()
-})
-after(async () => {
-  await front.close()
-  await upstream.close()
-})
-
-async function inject (url: string, headers: Record<string, string> = {}): Promise<TestResponse> {
-  const response = await front.inject({ method: 'GET', url, headers })
-  return { status: response.statusCode, headers: response.headers as TestResponse['headers'], text: response.body, json: () => JSON.parse(response.body) }
-}
+const inject = front.get
 
 /** The upstream paths (with their queries) that `run` caused. */
 async function hitsDuring<T> (run: () => Promise<T>): Promise<{ result: T, hits: string[] }> {
-  const start = upstream.requests.length
+  const start = front.upstream.requests.length
   const result = await run()
-  return { result, hits: upstream.requests.slice(start).map((r) => r.url ?? '') }
+  return { result, hits: front.upstream.requests.slice(start).map((r) => r.url ?? '') }
 }
 
 /** Answers like the post API: a strong ETag from the bytes (and link), 304 when it holds. */
@@ -71,7 +55,7 @@ describe('validation before any upstream call', () => {
   ]
 
   test('a malformed list parameter is a 400 invalid-query naming it, and the upstream is not called', async () => {
-    upstream.behave(serve(PAGE))
+    front.upstream.behave(serve(PAGE))
     for (const [search, parameter] of malformed) {
       const { result, hits } = await hitsDuring(() => inject(`/api/blog?${search}`))
       const problem = assertProblem(result, 'invalid-query')
@@ -81,7 +65,7 @@ describe('validation before any upstream call', () => {
   })
 
   test('a malformed fields on a post is a 400 too; the other list parameters are ignored there', async () => {
-    upstream.behave((req, res) => json(res, 200, { slug: 'hello-world', title: 'Hello', url: req.url }))
+    front.upstream.behave((req, res) => json(res, 200, { slug: 'hello-world', title: 'Hello', url: req.url }))
     for (const search of ['fields=', 'fields=a-b', 'fields=slug&fields=title']) {
       const { result, hits } = await hitsDuring(() => inject(`/api/blog/hello-world?${search}`))
       assertProblem(result, 'invalid-query')
@@ -101,7 +85,7 @@ describe('validation before any upstream call', () => {
 
 describe('relaying valid parameters', () => {
   test('an unknown or repeated parameter is a 400 invalid-query naming it, and the upstream is not called', async () => {
-    upstream.behave(serve(PAGE))
+    front.upstream.behave(serve(PAGE))
     for (const [path, named] of [
       ['/api/blog?tag=sql&utm_source=x', /Unknown parameter "utm_source"/], ['/api/blog?page=2&limit_=3', /Unknown parameters "page", "limit_"/],
       ['/api/blog?fields=title&fields=slug', /Repeated parameter "fields"/]
@@ -113,7 +97,7 @@ describe('relaying valid parameters', () => {
   })
 
   test('valid parameters arrive unchanged, in canonical order', async () => {
-    upstream.behave(serve(PAGE))
+    front.upstream.behave(serve(PAGE))
     const cases: Array<[string, string]> = [
       ['/api/blog?tag=sql&limit=5&fields=title,slug', '/api/posts?limit=5&fields=slug,title&tag=sql'],
       [`/api/blog?after=${CURSOR}&limit=1000`, `/api/posts?limit=1000&after=${CURSOR}`],
@@ -123,7 +107,7 @@ describe('relaying valid parameters', () => {
       ['/api/blog/hello-world?fields=title&limit=3', '/api/post/hello-world?fields=slug,title']
     ]
     for (const [path, expected] of cases) {
-      if (path.startsWith('/api/blog/')) upstream.behave((_req, res) => json(res, 200, { slug: 'hello-world', title: 'Hello' }))
+      if (path.startsWith('/api/blog/')) front.upstream.behave((_req, res) => json(res, 200, { slug: 'hello-world', title: 'Hello' }))
       const { result, hits } = await hitsDuring(() => inject(path))
       assert.equal(result.status, 200, `${path}: ${result.text}`)
       assert.deepEqual(hits, [expected], path)
@@ -132,7 +116,7 @@ describe('relaying valid parameters', () => {
 
   test('the upstream\'s 400 invalid-query is relayed as a 400 with the same detail', async () => {
     const detail = 'The fields parameter names nope, which is not a column of the posts table.'
-    upstream.behave((_req, res) => json(res, 400, { type: 'urn:blog-read-api:problem:invalid-query', title: 'Invalid query', status: 400, detail },
+    front.upstream.behave((_req, res) => json(res, 400, { type: 'urn:blog-read-api:problem:invalid-query', title: 'Invalid query', status: 400, detail },
       { 'content-type': 'application/problem+json' }))
     for (const path of ['/api/blog?fields=nope', '/api/blog?fields=nope&limit=2', '/api/blog/hello-world?fields=nope']) {
       assert.equal(assertProblem(await inject(path), 'invalid-query').detail, detail, path)
@@ -148,11 +132,11 @@ describe('relaying valid parameters', () => {
       '<html>bad request</html>', '{"__proto__":{"type":"urn:blog-read-api:problem:invalid-query","detail":"x"}}'
     ]
     for (const body of bodies) {
-      upstream.behave((_req, res) => json(res, 400, body))
+      front.upstream.behave((_req, res) => json(res, 400, body))
       assertProblem(await inject('/api/blog?fields=title'), 'upstream-bad-response')
     }
     // Without list parameters, a 400 is never the client's mistake.
-    upstream.behave((_req, res) => json(res, 400, { type: 'urn:blog-read-api:problem:invalid-query', detail: 'x' }))
+    front.upstream.behave((_req, res) => json(res, 400, { type: 'urn:blog-read-api:problem:invalid-query', detail: 'x' }))
     assertProblem(await inject('/api/blog'), 'upstream-bad-response')
     assertProblem(await inject('/api/blog/hello-world'), 'upstream-bad-response')
   })
@@ -160,35 +144,35 @@ describe('relaying valid parameters', () => {
 
 describe('links and pages', () => {
   test('the front\'s Link is its own, built from the upstream\'s cursor only; CORS exposes it', async () => {
-    upstream.behave(serve(PAGE, { link: `<http://evil.example/steal?limit=999&after=${CURSOR}&tag=x>; rel="next"` }))
+    front.upstream.behave(serve(PAGE, { link: `<http://evil.example/steal?limit=999&after=${CURSOR}&tag=x>; rel="next"` }))
     const { result, hits } = await hitsDuring(() => inject('/api/blog?limit=2&fields=title', { origin: 'https://reader.example' }))
     assert.equal(result.status, 200)
     assert.equal(result.headers.link, `</api/blog?limit=2&after=${CURSOR}&fields=slug,title>; rel="next"`)
     assert.match(String(result.headers['access-control-expose-headers']), /\bLink\b/)
     assert.deepEqual(hits, ['/api/posts?limit=2&fields=slug,title'], 'the link is never followed')
     // Other links and parameters do not matter; several links in one header are read.
-    upstream.behave(serve(PAGE, { link: `</x>; rel="prev", </api/posts?after=${CURSOR}>; rel="next last"` }))
+    front.upstream.behave(serve(PAGE, { link: `</x>; rel="prev", </api/posts?after=${CURSOR}>; rel="next last"` }))
     assert.equal((await inject('/api/blog?limit=2')).headers.link, `</api/blog?limit=2&after=${CURSOR}>; rel="next"`)
   })
 
   test('no Link without a limit, whatever the upstream says; a page without one is the last', async () => {
-    upstream.behave(serve(PAGE, { link: `</api/posts?after=${CURSOR}>; rel="next"` }))
+    front.upstream.behave(serve(PAGE, { link: `</api/posts?after=${CURSOR}>; rel="next"` }))
     assert.equal((await inject('/api/blog')).headers.link, undefined)
-    upstream.behave(serve(PAGE))
+    front.upstream.behave(serve(PAGE))
     assert.equal((await inject('/api/blog?limit=5')).headers.link, undefined)
   })
 
   test('a next link without a valid cursor, or more posts than the limit, is a 502', async () => {
     for (const link of ['</api/posts?limit=2>; rel="next"', '</api/posts?limit=2&after=bogus>; rel="next"', `<${CURSOR}>; rel=next`]) {
-      upstream.behave(serve(PAGE, { link }))
+      front.upstream.behave(serve(PAGE, { link }))
       assertProblem(await inject('/api/blog?limit=2'), 'upstream-bad-response')
     }
-    upstream.behave(serve([...PAGE, { slug: 'third' }]))
+    front.upstream.behave(serve([...PAGE, { slug: 'third' }]))
     assertProblem(await inject('/api/blog?limit=2'), 'upstream-bad-response')
   })
 
   test('an empty list or page is a 404 no-posts whose detail names the filters that matched nothing', async () => {
-    upstream.behave(serve([]))
+    front.upstream.behave(serve([]))
     for (const [path, detail] of [
       ['/api/blog', 'There are no posts yet.'],
       [`/api/blog?limit=3&after=${CURSOR}`, 'No post follows this cursor.'],
@@ -204,7 +188,7 @@ describe('links and pages', () => {
 describe('caching per distinct query', () => {
   test('each query has its copy, revalidated with its own ETag; spellings of one query share it; 304 per query', async () => {
     // A body per path, so that each query has its own validator.
-    upstream.behave((req, res) => serve([{ slug: 'first', path: req.url }])(req, res))
+    front.upstream.behave((req, res) => serve([{ slug: 'first', path: req.url }])(req, res))
     const one = await inject('/api/blog?limit=1')
     const two = await inject('/api/blog?limit=2')
     assert.notEqual(one.headers.etag, two.headers.etag)
@@ -213,7 +197,7 @@ describe('caching per distinct query', () => {
       assert.equal((await inject('/api/blog?limit=1&fields=slug,title,title')).status, 200)
     })
     assert.deepEqual(hits, ['/api/posts?limit=1&fields=slug,title', '/api/posts?limit=1&fields=slug,title'])
-    const revalidations = upstream.requests.slice(-2).map((r) => r.headers['if-none-match'])
+    const revalidations = front.upstream.requests.slice(-2).map((r) => r.headers['if-none-match'])
     assert.equal(revalidations[0], undefined, 'the first call of a query holds no copy yet')
     assert.equal(typeof revalidations[1], 'string', 'the second spelling revalidates the first one\'s copy')
     assert.equal((await inject('/api/blog?limit=1', { 'if-none-match': String(one.headers.etag) })).status, 304)
@@ -222,7 +206,7 @@ describe('caching per distinct query', () => {
 
   test('identical concurrent queries share a call; different ones do not', async () => {
     const calls: string[] = []
-    upstream.behave((req, res) => {
+    front.upstream.behave((req, res) => {
       calls.push(req.url ?? '')
       setTimeout(() => serve(PAGE)(req, res), 30)
     })

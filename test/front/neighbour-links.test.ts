@@ -3,33 +3,21 @@
 // neighbour link to anything else is a bad answer (502), and without the upstream's validator
 // the front's own ETag covers the links.
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
-import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
+import { test } from 'node:test'
+import { json } from '../helpers/fake-upstream.js'
 import type { TestResponse } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
-import { buildTestFront } from '../helpers/tiers.js'
+import { useInjectedFront } from '../helpers/injected-front.js'
 
-let upstream: FakeUpstream
-let front: FastifyInstance
-
-before(async () => {
-  upstream = await startFakeUpstream()
-  front = buildTestFront(upstream.url)
-  await front.ready()
-})
-after(async () => {
-  await front.close()
-  await upstream.close()
-})
+const front = useInjectedFront()
 
 const POST = { slug: 'middle', title: 'Middle' }
 const answerWith = (link: string | undefined): void => {
-  upstream.behave((_req, res) => json(res, 200, POST, link === undefined ? {} : { link }))
+  front.upstream.behave((_req, res) => json(res, 200, POST, link === undefined ? {} : { link }))
 }
 async function get (url: string): Promise<TestResponse & { link: unknown, etag: unknown }> {
-  const r = await front.inject({ method: 'GET', url })
-  return { status: r.statusCode, headers: r.headers as TestResponse['headers'], text: r.body, json: () => JSON.parse(r.body), link: r.headers.link, etag: r.headers.etag }
+  const r = await front.get(url)
+  return { ...r, link: r.headers.link, etag: r.headers.etag }
 }
 
 test('the upstream\'s neighbours, on the front\'s route; one whose slug the front refuses is left out', async () => {

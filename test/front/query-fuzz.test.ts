@@ -5,29 +5,17 @@
 // query with URLSearchParams and the rules of the list queries (docs/api.md), not with the code under test
 // (but for the cursor, whose decoder test/contract/cursor.test.ts checks on its own).
 import assert from 'node:assert/strict'
-import { after, before, test } from 'node:test'
-import type { FastifyInstance } from 'fastify'
+import { test } from 'node:test'
 import fc from 'fast-check'
 import { decodeCursor, encodeCursor } from '../../src/contract/cursor.js'
 import { SORT_COLUMNS, type ListSort } from '../../src/contract/list-sort.js'
-import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
+import { json } from '../helpers/fake-upstream.js'
 import { assertProblem } from '../helpers/problem.js'
-import { buildTestFront } from '../helpers/tiers.js'
+import { useInjectedFront } from '../helpers/injected-front.js'
 
 const RUNS = 3000
 
-let upstream: FakeUpstream
-let front: FastifyInstance
-
-before(async () => {
-  upstream = await startFakeUpstream((_req, res) => json(res, 200, [{ slug: 'a' }]))
-  front = buildTestFront(upstream.url)
-  await front.ready()
-})
-after(async () => {
-  await front.close()
-  await upstream.close()
-})
+const front = useInjectedFront((_req, res) => json(res, 200, [{ slug: 'a' }]))
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 const TAG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
@@ -150,9 +138,9 @@ test(`${RUNS} generated list queries: no 5xx; malformed: 400 and no upstream cal
   const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
   await fc.assert(fc.asyncProperty(query, async (search) => {
     const expected = expectedUpstreamPath(search)
-    const start = upstream.requests.length
-    const response = await front.inject({ method: 'GET', url: `/api/blog?${search}` })
-    const hits = upstream.requests.slice(start).map((r) => r.url ?? '')
+    const start = front.upstream.requests.length
+    const response = await front.app.inject({ method: 'GET', url: `/api/blog?${search}` })
+    const hits = front.upstream.requests.slice(start).map((r) => r.url ?? '')
     assert.ok(response.statusCode < 500, `${search}: ${response.statusCode} ${response.body}`)
     if (expected === undefined) {
       seen.malformed++
