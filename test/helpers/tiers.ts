@@ -87,6 +87,16 @@ export async function startTiers (store: PostStore, { settings = {}, now, before
   }
 }
 
+/** Runs `run` against both tiers serving `store` (startTiers), then closes them, whatever `run` did. */
+export async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
+  const tiers = await startTiers(store)
+  try {
+    await run(tiers)
+  } finally {
+    await tiers.close()
+  }
+}
+
 /** Both tiers over `database`, through a store opened for serving (as `posts-api` opens it). */
 export async function startTiersOn (database: TestDatabase): Promise<Tiers> {
   const store = await openTestStore(database.location)

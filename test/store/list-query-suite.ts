@@ -6,7 +6,7 @@ import { after, before, beforeEach } from 'node:test'
 import type { PostStore } from '../../src/store/store.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
-import { startTiers, type Tiers } from '../helpers/tiers.js'
+import { withTiers, type Tiers } from '../helpers/tiers.js'
 
 export interface ListQueryFixture {
   /** SQL literal of a timestamp in this store's default table (`published_at`). */
@@ -102,15 +102,6 @@ export function useListQuerySuite (server: TestServer, fixture: ListQueryFixture
     await writer.close()
     for (const [slug, at, tags] of rows) await db.exec(insert(slug, at, tags))
     await withTiers(await serving(), run)
-  }
-
-  async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
-    const tiers = await startTiers(store)
-    try {
-      await run(tiers)
-    } finally {
-      await tiers.close()
-    }
   }
 
   return { fixture, db: () => db, insert, serving, withDefaultTable, withTiers }

@@ -4,7 +4,7 @@ import { after, before, beforeEach } from 'node:test'
 import type { Config } from '../../src/config.js'
 import type { PostStore } from '../../src/store/store.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
-import { startTiers, type Tiers } from '../helpers/tiers.js'
+import { withTiers, type Tiers } from '../helpers/tiers.js'
 import type { ListQueryFixture } from './list-query-suite.js'
 
 export interface StoreFixture extends ListQueryFixture {
@@ -51,15 +51,6 @@ export function useStoreContractSuite (name: string, server: TestServer, fixture
     const store = await openTestStore(db.location, { config })
     await store.checkSchema()
     return store
-  }
-
-  async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
-    const tiers = await startTiers(store)
-    try {
-      await run(tiers)
-    } finally {
-      await tiers.close()
-    }
   }
 
   const insert = (slug: string, publishedAt: string | null, title = slug): string =>
