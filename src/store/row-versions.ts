@@ -1,7 +1,8 @@
 // The row versions sync compares (PostStore.readRowVersions): computed by the store where it can
-// (PostgreSQL's own `xmin`, a digest of the columns on MySQL/MariaDB: a query of slugs and short
-// texts, no row bodies), else a digest of each row as served (src/sync/row-version.ts, SQLite,
-// where reading the rows costs no network), which reads every row.
+// (PostgreSQL's own `xmin`, a digest of the columns on MySQL/MariaDB and, through a function
+// registered on the connection, on SQLite: a query of slugs and short texts, no row bodies), else
+// (a view or an engine that answers none of these) a digest of each row as served
+// (src/sync/row-version.ts), which reads every row.
 import type { Kysely, RawBuilder } from 'kysely'
 import { rowVersion } from '../sync/row-version.js'
 import type { RowVersions } from '../sync/state-token.js'
