@@ -4,7 +4,7 @@
 // up until external-memory pressure forces mark-compacts of the whole heap (13 per list of
 // 383 MB). With a minor collection every 8 MiB relayed, the front's CPU per such list fell from
 // 816 and 880 ms to 403 and 506, and its peak RSS under five at once from 225 and 230 MB to 144
-// and 146 (docs/performance.md, "Relayed lists").
+// and 146 (docs/decisions.md, "A relay collects the young generation every 8 MiB").
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
