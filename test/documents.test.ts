@@ -1,8 +1,9 @@
 // What a reader of the repository meets: every reference can be followed from the repository
-// itself. So no file names a tracker's issue number or a contract document kept outside it, and
-// hand-written modules stay under 300 lines (one idea each; generated files say so on line 2).
+// itself. So no file names a tracker's issue number or a contract document kept outside it, every
+// path of the repository a comment or a document names is there, and hand-written modules stay
+// under 300 lines (one idea each; generated files say so on line 2).
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { lstatSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { test } from 'node:test'
@@ -29,4 +30,38 @@ test('hand-written source modules are under 300 lines', () => {
     .map(({ f, text }) => `${f}: ${text.split('\n').length - 1} lines`)
     .filter((line) => Number(/(\d+) lines$/.exec(line)?.[1]) > 300)
   assert.deepEqual(long, [])
+})
+
+// A path from the repository's root (`src/…`, `test/…`, `docs/…`, `bench/…`, `scripts/…`,
+// `packages/…`), not the tail of a longer one (`../src/x`, `dist/src`, `@scope/packages`).
+const NAMED_PATH = /(?<![\w./@-])(?:src|test|docs|bench|scripts|packages)\/[\w./*-]*[\w*-]/g
+
+/** The comments of a line of code: after `//` (not a URL's), or a line of a block comment. */
+function commentOf (line: string): string {
+  if (/^\s*(?:\/\*|\*)/.test(line)) return line
+  return /(?:^|\s)(\/\/.*)$/.exec(line)?.[1] ?? ''
+}
+
+/** `path` as a pattern: `*` and an upper-case placeholder (`part-N`, `NAME`) stand for any name. */
+function pathPattern (path: string): RegExp {
+  const escaped = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(`^${escaped.replace(/\*/g, '[^/]*').replace(/\b[A-Z][A-Z_]*\b/g, '[^/]+')}$`)
+}
+
+test('every path of the repository named in a comment of the code or in a document is there', () => {
+  const named = tracked.flatMap((f) => {
+    const code = /^(src|test|bench|scripts|packages\/[^/]+\/src)\/.*\.(ts|js|mjs)$/.test(f)
+    if (!code && !f.endsWith('.md')) return []
+    return readFileSync(join(ROOT, f), 'utf8').split('\n')
+      .flatMap((line, i) => [...(code ? commentOf(line) : line).matchAll(NAMED_PATH)].map(([path]) => ({ where: `${f}:${i + 1}`, path })))
+  })
+  assert.ok(named.length > 100, `the scan finds the paths the documents name (${named.length})`)
+  const present = new Set(tracked.flatMap((f) => f.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'))))
+  const absent = named.filter(({ path }) => !present.has(path) && ![...present].some((p) => pathPattern(path).test(p)))
+  // What the tools make and git ignores (bench/results/, bench/.data/) is named before it exists;
+  // asked as a file and as a folder, since a folder's pattern matches only a name ending in `/`.
+  const asked = absent.flatMap(({ path }) => [path, `${path}/`]).join('\n')
+  const ignored = new Set(spawnSync('git', ['check-ignore', '--no-index', '--stdin'], { cwd: ROOT, input: asked, encoding: 'utf8' })
+    .stdout.split('\n').map((path) => path.replace(/\/$/, '')))
+  assert.deepEqual(absent.filter(({ path }) => !ignored.has(path)).map(({ where, path }) => `${where}: ${path}`), [])
 })
