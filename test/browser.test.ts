@@ -5,13 +5,14 @@
 // screenshots go to test-results/browser/. Mandatory in CI.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { startExampleServer, type ExampleServer } from '../examples/blog-page/server.js'
 import { assertBuilt } from './helpers/built.js'
 import { createSeededSqlite, type TestDatabase } from './helpers/databases.js'
 import { startTiersOn, type Tiers } from './helpers/tiers.js'
+import { describeOrSkip } from './helpers/describe-or-skip.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = fileURLToPath(new URL('../test-results/browser/', import.meta.url))
@@ -25,7 +26,7 @@ const skip = existsSync(CHROMIUM) || process.env.CI === 'true'
 // `allHeaders()`: with those the network stack adds, such as Origin.
 interface Seen { url: string, headers: Promise<Record<string, string>> }
 
-describe('in a real browser', { skip }, () => {
+describeOrSkip('in a real browser', { skip }, () => {
   let db: TestDatabase
   let tiers: Tiers
   let example: ExampleServer

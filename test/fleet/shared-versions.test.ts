@@ -3,11 +3,12 @@
 // copies with either: SQLite (the change counter `migrate` installs) and PostgreSQL (a table
 // migrate never ran on). Through the built executable (`npm run build`).
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { VERSION_PATH } from '../../src/contract/posts-version.js'
 import { startClis, type RunningCli } from '../helpers/cli.js'
 import { createSeededSqlite, postgresServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 /** Tries before giving up on finding both versions read with no commit between (other tests write on the same server). */
 const ATTEMPTS = 50
@@ -41,7 +42,7 @@ async function agreedVersion (a: RunningCli, b: RunningCli): Promise<string> {
 }
 
 for (const [name, server] of [['SQLite', sqliteSeeded], ['PostgreSQL', postgresOperatorTable]] as const) {
-  describe(`${name}: two post API processes on one store`, { skip: server.skip, timeout: 60_000 }, () => {
+  describeOrSkip(`${name}: two post API processes on one store`, { skip: server.skip, timeout: 60_000 }, () => {
     let db: TestDatabase
     let apis: RunningCli[]
 

@@ -1,7 +1,7 @@
 // One suite, run against every store: the publishing rule through both tiers over a real table
 // holding drafts, unpublished, in-review, deleted, undated and scheduled rows.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { KEYED_LIST_PATH } from '../../src/contract/keyed-list.js'
 import { mintPreviewToken } from '../../src/publishing/preview-token.js'
 import { reportPublishing } from '../../src/publishing/startup-report.js'
@@ -12,6 +12,7 @@ import { get, type TestResponse } from '../helpers/http.js'
 import { logSink } from '../helpers/log-sink.js'
 import { assertProblem } from '../helpers/problem.js'
 import { createClock, createTable, startPublishingTiers, type Row } from './publishing-fixture.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 export const NOW = Date.parse('2025-06-01T12:00:00.000Z')
 export const HOUR = 3_600_000
@@ -66,7 +67,7 @@ export async function walkPages (base: string, path: string): Promise<string[]> 
 }
 
 export function describePublishing (name: string, server: TestServer): void {
-  describe(`publishing rules on ${name}`, { skip: server.skip }, () => {
+  describeOrSkip(`publishing rules on ${name}`, { skip: server.skip }, () => {
     let database: TestDatabase
     before(async () => {
       database = await server.create()

@@ -3,11 +3,12 @@
 // test against a reference model over random rows (every deciding column) and clock times.
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { createClock, createTable, insertRows, isPublic, startPublishingTiers } from './publishing-fixture.js'
 import { NOW, ROWS, SCHEDULED_AT, slugsOf, walkPages } from './publishing-suite.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const maxAgeOf = (response: TestResponse): number | undefined => {
   const match = /max-age=(\d+)/.exec(String(response.headers['cache-control']))
@@ -33,7 +34,7 @@ const timesArbitrary = fc.array(fc.integer({ min: -4 * MINUTE, max: 4 * MINUTE }
   .map((offsets) => offsets.sort((a, b) => a - b).map((offset) => NOW + offset))
 
 export function describeSchedule (name: string, server: TestServer, { propertyRuns = 30 }: { propertyRuns?: number } = {}): void {
-  describe(`scheduled posts and time on ${name}`, { skip: server.skip }, () => {
+  describeOrSkip(`scheduled posts and time on ${name}`, { skip: server.skip }, () => {
     let database: TestDatabase
     before(async () => {
       database = await server.create()

@@ -4,7 +4,7 @@
 // of that text, every feed is a well-formed document that a commit changes on the next
 // request, and the sitemap (and its index of pages) lists every post. Run on SQLite, PostgreSQL and MySQL/MariaDB (see sqlite, postgres and mysql.test.ts).
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { createPostUrl, parseSiteUrl } from '../../src/feeds/post-url.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
@@ -16,6 +16,7 @@ import { testConfig } from '../helpers/config.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { listen, silentLogger, startFront, type RunningApp } from '../helpers/tiers.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const SITE = 'https://blog.example/site'
 const HOSTILE_TITLE = 'Less < more & ]]> done'
@@ -42,7 +43,7 @@ const expected = (sample: Sample): ReturnType<typeof render> => render(sample.co
 const bySlug = (slug: string): Sample => POSTS.find((sample) => sample.slug === slug)!
 
 export function describeRenderedReads (name: string, server: TestServer): void {
-  describe(`rendered content and feeds on ${name}`, { skip: server.skip }, () => {
+  describeOrSkip(`rendered content and feeds on ${name}`, { skip: server.skip }, () => {
     let database: TestDatabase
     let store: PostStore
     let posts: RunningApp

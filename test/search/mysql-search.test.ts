@@ -1,12 +1,13 @@
 // MariaDB's boolean-mode string: only tokens and our operators, without the tokens InnoDB does not
 // index; and the limits read from the server that decide which those are.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool } from 'mysql2'
 import { booleanModeQuery, readMysqlSearchLimits, type MysqlSearchLimits } from '../../src/search/mysql-search.js'
 import { parseSearchQuery } from '../../src/contract/search-query.js'
 import { mysqlServer, type TestDatabase } from '../helpers/databases.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const LIMITS: MysqlSearchLimits = { minTokenSize: 3, maxTokenSize: 84, stopwords: new Set(['the', 'and']) }
 const written = (q: string): string | undefined => booleanModeQuery(parseSearchQuery(q), LIMITS)
@@ -27,7 +28,7 @@ test('operator characters never reach the string; unindexed tokens are left out'
   assert.equal(written('"on the" OR js'), undefined)
 })
 
-describe('the limits read from the server', { skip: mysqlServer.skip }, () => {
+describeOrSkip('the limits read from the server', { skip: mysqlServer.skip }, () => {
   let database: TestDatabase
   let db: Kysely<any>
   before(async () => {

@@ -2,12 +2,13 @@
 // parentheses, the engines' operators, unicode and over-long text give results or our 400
 // `invalid-query`, never an engine error.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import { ProblemError } from '../../src/contract/problems.js'
 import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
 import { parseSearchQuery, type SearchQuery } from '../../src/contract/search-query.js'
 import { SEARCH_TARGETS, type OpenTarget, type PostText } from './search-targets.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 /** Fuzzed queries per engine (each one run against the engine when it parses). */
 const RUNS: Record<string, number> = { 'SQLite FTS5': 2000, PostgreSQL: 1000, 'MariaDB FULLTEXT': 1000, 'in-memory FTS5 index': 2000 }
@@ -38,7 +39,7 @@ const POSTS: PostText[] = [
 ]
 
 for (const target of SEARCH_TARGETS) {
-  describe(`fuzzed q on ${target.name}`, { skip: target.skip }, () => {
+  describeOrSkip(`fuzzed q on ${target.name}`, { skip: target.skip }, () => {
     let open: OpenTarget
     before(async () => {
       open = await target.open(DEFAULT_SEARCH_SETTINGS)

@@ -4,7 +4,7 @@
 // <mark>, a 404 naming the search, exact freshness, the publishing rule, and fuzzed q that never
 // gives a 5xx.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import { nextCursorIn } from '../../src/contract/cursor.js'
 import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
@@ -15,6 +15,7 @@ import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 import { describeSearch } from '../../src/posts-api/search-matches.js'
 import { testConfig } from '../helpers/config.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const filler = (n: number): string => Array.from({ length: n }, (_, i) => `filler${i % 7} words about nothing much`).join(' ')
 
@@ -61,7 +62,7 @@ const SERVERS: Array<[string, TestServer]> = [['SQLite', sqliteServer], ['Postgr
 
 for (const [name, server] of SERVERS) {
   for (const indexed of [true, false]) {
-    describe(`q on ${name}, ${indexed ? 'with migrate --search' : 'without an index in the store (in-memory index)'}`, { skip: server.skip }, () => {
+    describeOrSkip(`q on ${name}, ${indexed ? 'with migrate --search' : 'without an index in the store (in-memory index)'}`, { skip: server.skip }, () => {
       let database: TestDatabase
       let writer: PostStore
       let tiers: Tiers

@@ -7,12 +7,13 @@
 // - `english` on FTS5: the same, on Porter stems (FTS5's porter tokenizer). PostgreSQL's English
 //   stemmer (Snowball) and stop words make its sets differ from these, and MariaDB does not stem.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import { stemmer } from 'stemmer'
 import type { SearchSettings } from '../../src/search/compiled-search.js'
 import { parseSearchQuery } from '../../src/contract/search-query.js'
 import { SEARCH_TARGETS, type OpenTarget, type PostText, type SearchTarget } from './search-targets.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 /** Words no engine drops: at least 4 letters (InnoDB indexes 3 and more), no stop word anywhere. */
 const SIMPLE_WORDS = ['apple', 'brick', 'cloud', 'Dune', 'ember', 'fjord', 'grove', 'haven']
@@ -61,7 +62,7 @@ function referenceMatches (posts: readonly PostText[], query: Model, key: (word:
 }
 
 function describeReference (target: SearchTarget, settings: SearchSettings, words: readonly string[], key: (word: string) => string): void {
-  describe(`matches on ${target.name} (${settings.language}) equal the reference`, { skip: target.skip }, () => {
+  describeOrSkip(`matches on ${target.name} (${settings.language}) equal the reference`, { skip: target.skip }, () => {
     let open: OpenTarget
     before(async () => { open = await target.open(settings) })
     after(async () => { await open?.close() })

@@ -1,10 +1,11 @@
 // Relevance on a corpus where the ranking is unambiguous: a title match outranks matches in the
 // body only, and every engine puts the same posts first.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { DEFAULT_SEARCH_SETTINGS } from '../../src/search/compiled-search.js'
 import { parseSearchQuery } from '../../src/contract/search-query.js'
 import { SEARCH_TARGETS, type OpenTarget, type PostText } from './search-targets.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const filler = (n: number): string => Array.from({ length: n }, (_, i) => `filler${i % 7} words about nothing much`).join(' ')
 
@@ -33,7 +34,7 @@ const EXPECTED_FIRST: Array<[string, string[]]> = [
 const rankings = new Map<string, Map<string, string[]>>()
 
 for (const target of SEARCH_TARGETS) {
-  describe(`relevance on ${target.name}`, { skip: target.skip }, () => {
+  describeOrSkip(`relevance on ${target.name}`, { skip: target.skip }, () => {
     let open: OpenTarget
     before(async () => {
       open = await target.open(DEFAULT_SEARCH_SETTINGS)

@@ -3,13 +3,14 @@
 // `sort` (its own or another), is a page or a 400 invalid-query, never a 5xx. SQLite always; PostgreSQL and MySQL when their test servers are
 // set (mandatory in CI), as the store suites run.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import fc from 'fast-check'
 import { mysqlServer, postgresServer, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiersOn, type Tiers } from '../helpers/tiers.js'
 import { SORT_COLUMNS, sortOrder, type ListSort } from '../../src/contract/list-sort.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 /** Generated cursors per store (each sent to the post API and to the front). */
 const RUNS = 500
@@ -68,7 +69,7 @@ const sortedCursor = fc.tuple(
 
 /** `typedDates`: whether the default table's published_at is a timestamp type (SQLite's is any value, so any text pages). */
 function describeCursorFuzz (name: string, server: TestServer, typedDates: boolean): void {
-  describe(`${name}: hostile cursors`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: hostile cursors`, { skip: server.skip }, () => {
     let db: TestDatabase
     let tiers: Tiers
     before(async () => {

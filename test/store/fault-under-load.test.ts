@@ -5,11 +5,12 @@
 // is restarted: the pools reconnect by themselves).
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import { postgresServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { between, startLoad, tally, type Answer } from '../helpers/load.js'
 import { startOverOneFreshPost } from './store-loss.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 /** Every non-200 is the front's 503 problem relaying the post API's Retry-After (1 s, doubling, at most 5 s). */
 function assertMapped (answers: Answer[], summary: string): void {
@@ -26,7 +27,7 @@ function endsServed (answers: Answer[]): boolean {
   return last.length === 10 && last.every((a) => a.status === 200)
 }
 
-describe('PostgreSQL faults under load', { skip: postgresServer.skip }, () => {
+describeOrSkip('PostgreSQL faults under load', { skip: postgresServer.skip }, () => {
   test('terminated connections, then a renamed-away table: 503 + Retry-After meanwhile, never 500, then 200', { timeout: 30_000 }, async (t) => {
     const db = await postgresServer.create()
     const tiers = await startOverOneFreshPost(db)

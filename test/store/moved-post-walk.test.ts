@@ -4,10 +4,11 @@
 // not at all (moved ahead of it). SQLite always; PostgreSQL and MySQL when their test servers
 // are set (mandatory in CI).
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { mysqlServer, openTestStore, postgresServer, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { startTiersOn, type Tiers } from '../helpers/tiers.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const ROUTES = { posts: '/api/posts', front: '/api/blog' } as const
 type Tier = keyof typeof ROUTES
@@ -32,7 +33,7 @@ async function walk (tiers: Tiers, tier: Tier, between: () => Promise<void>): Pr
 }
 
 function describeMovedPostWalk (name: string, server: TestServer, timestamp: (iso: string) => string): void {
-  describe(`${name}: a walk while a post's sort key changes`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: a walk while a post's sort key changes`, { skip: server.skip }, () => {
     let db: TestDatabase
     let tiers: Tiers
     before(async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import { PoolConnection } from 'mysql2'
 import { StoreUnavailableError } from '../../src/store/store.js'
 import { mysqlServer, openTestStore } from '../helpers/databases.js'
@@ -7,6 +7,7 @@ import { freePort } from '../helpers/fake-upstream.js'
 import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors, LIST_PATH, POST_PATH, silentServer, typeErrorFrom } from './store-errors.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 describeStoreContract('MySQL/MariaDB', mysqlServer, {
   normalisationTable: [
@@ -36,7 +37,7 @@ describeStoreContract('MySQL/MariaDB', mysqlServer, {
   timestamp: (iso) => `'${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')}'`
 })
 
-describe('MySQL/MariaDB store loss', { skip: mysqlServer.skip }, () => {
+describeOrSkip('MySQL/MariaDB store loss', { skip: mysqlServer.skip }, () => {
   test('killed connections give 503 or a reconnection, never 500, then recovery without restart', async () => {
     const db = await mysqlServer.create()
     const tiers = await startOverOneFreshPost(db)
@@ -54,7 +55,7 @@ describe('MySQL/MariaDB store loss', { skip: mysqlServer.skip }, () => {
   })
 })
 
-describe('MySQL/MariaDB streams', { skip: mysqlServer.skip }, () => {
+describeOrSkip('MySQL/MariaDB streams', { skip: mysqlServer.skip }, () => {
   test('a list whose connection is killed mid-way fails as an outage instead of waiting forever, and the next list is whole', { timeout: 30_000 }, async (t) => {
     const db = await mysqlServer.create()
     t.after(async () => { await db.drop() })

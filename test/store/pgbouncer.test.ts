@@ -2,7 +2,7 @@
 // its default settings (default_pool_size = 2): every transaction may land on another server
 // connection, so nothing may rely on session state, start-up parameters or prepared statements.
 import assert from 'node:assert/strict'
-import { after, describe, test, type TestContext } from 'node:test'
+import { after, test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { SettingName } from '../../src/config.js'
@@ -18,6 +18,7 @@ import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FI
 import { describePostgresWritePaths } from './postgres-write-paths.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors } from './store-errors.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const skip = postgresServer.skip !== false ? postgresServer.skip : pgbouncerSkip
 
@@ -57,7 +58,7 @@ describeStoreErrors('PostgreSQL through PgBouncer', throughPgbouncer, POSTGRES_F
 
 describePostgresWritePaths('PostgreSQL through PgBouncer', throughPgbouncer)
 
-describe('PostgreSQL through PgBouncer, its pool shared', { skip }, () => {
+describeOrSkip('PostgreSQL through PgBouncer, its pool shared', { skip }, () => {
   async function serveCounter (t: TestContext, settings: Partial<Record<SettingName, string>> = {}): Promise<{ db: TestDatabase, tiers: Tiers }> {
     const db = await throughPgbouncer.create()
     t.after(async () => { await db.drop() })

@@ -1,13 +1,14 @@
 // The PostgreSQL cases that run on every way of reaching the server: directly (postgres.test.ts)
 // and through PgBouncer in transaction pooling mode (pgbouncer.test.ts).
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import pg from 'pg'
 import type { SettingName } from '../../src/config.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { answersDuringLoss, recovers, startOverOneFreshPost } from './store-loss.js'
 import type { StoreFixture } from './store-contract-suite.js'
 import { LIST_PATH, POST_PATH, typeErrorFrom, type StoreFaults } from './store-errors.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 export const POSTGRES_FIXTURE: StoreFixture = {
   normalisationTable: [
@@ -86,7 +87,7 @@ export function describePostgresLoss (name: string, server: TestServer, { recove
   recoverWithinMs?: number
   settings?: Partial<Record<SettingName, string>>
 } = {}): void {
-  describe(`${name} store loss`, { skip: server.skip }, () => {
+  describeOrSkip(`${name} store loss`, { skip: server.skip }, () => {
     test('terminated connections and a database refusing connections give 503, then recovery without restart', { timeout: recoverWithinMs + 20_000 }, async (t) => {
       const db = await server.create()
       const tiers = await startOverOneFreshPost(db, settings)

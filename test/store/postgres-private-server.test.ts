@@ -5,17 +5,18 @@
 // - a commit whose WAL record is written while the transaction is not yet visible (a synchronous
 //   standby that never answers holds it there), then made visible without writing any WAL: a
 //   token taken from the WAL position would already cover it, and keep confirming the old copy.
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import pg from 'pg'
 import { postgresServer, type TestDatabase } from '../helpers/databases.js'
 import { pollUntil } from '../helpers/poll.js'
 import { privatePostgresSkip, startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js'
 import { assertNextTitle, hold, OPERATOR_TABLE, serve } from './postgres-write-paths.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const reference = process.env.TEST_POSTGRES_URL
 const skip = postgresServer.skip !== false ? postgresServer.skip : await privatePostgresSkip(reference)
 
-describe('PostgreSQL: a write through a logical-replication subscription', { skip, timeout: 120_000 }, () => {
+describeOrSkip('PostgreSQL: a write through a logical-replication subscription', { skip, timeout: 120_000 }, () => {
   let server: PrivatePostgres
   before(async () => { server = await startPrivatePostgres(reference ?? '', ['wal_level = logical']) })
   after(async () => { await server?.stop() })
@@ -45,7 +46,7 @@ describe('PostgreSQL: a write through a logical-replication subscription', { ski
   })
 })
 
-describe('PostgreSQL: a commit written to the WAL before it is visible', { skip, timeout: 120_000 }, () => {
+describeOrSkip('PostgreSQL: a commit written to the WAL before it is visible', { skip, timeout: 120_000 }, () => {
   let server: PrivatePostgres
   // A commit with synchronous_commit = on waits for a synchronous standby that does not exist,
   // after its WAL record is flushed; the others (setting up, reading) commit locally.

@@ -4,13 +4,14 @@
 // while it was still open. Each case first lets both tiers hold the post under a version (the
 // front then confirms its copy with one version read), then writes, then asks once.
 import assert from 'node:assert/strict'
-import { describe, test, type TestContext } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import pg from 'pg'
 import { POSTS_VERSION_HEADER } from '../../src/contract/posts-version.js'
 import { openTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 /** An operator's table: no migrate, so nothing of ours in the database. */
 export const OPERATOR_TABLE = `CREATE TABLE posts (id serial PRIMARY KEY, slug text NOT NULL UNIQUE, title text,
@@ -61,7 +62,7 @@ export async function assertNextTitle ({ tiers }: Served, title: string): Promis
 }
 
 export function describePostgresWritePaths (name: string, server: TestServer): void {
-  describe(`${name}: every write path shows in the next answer of both tiers, without migrate`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: every write path shows in the next answer of both tiers, without migrate`, { skip: server.skip }, () => {
     const bypasses = {
       'with every trigger of the table disabled': 'ALTER TABLE posts DISABLE TRIGGER ALL',
       'under session_replication_role = replica (pg_restore, logical-replication apply)': 'SET session_replication_role = replica'

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import { openTestStore, postgresServer } from '../helpers/databases.js'
 import { testConfig } from '../helpers/config.js'
 import { freePort } from '../helpers/fake-upstream.js'
@@ -8,6 +8,7 @@ import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FI
 import { describePostgresWritePaths } from './postgres-write-paths.js'
 import { describeStoreContract } from './store-contract.js'
 import { describeStoreErrors, silentServer } from './store-errors.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 describeStoreContract('PostgreSQL', postgresServer, POSTGRES_FIXTURE)
 
@@ -36,7 +37,7 @@ describeStoreErrors('PostgreSQL', postgresServer, {
   defects: POSTGRES_FAULTS.defects
 })
 
-describe('PostgreSQL round trips', { skip: postgresServer.skip }, () => {
+describeOrSkip('PostgreSQL round trips', { skip: postgresServer.skip }, () => {
   const cases = [
     // The change-token read, before nearly every answer, is one string with its SET LOCAL; a
     // post (read only when the token changed) is BEGIN with SET LOCAL, the SELECT, COMMIT.

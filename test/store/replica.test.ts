@@ -2,7 +2,7 @@
 // read-only, plain SELECTs plus the change token (the replay position). Writes go to the primary; answers are as
 // fresh as the replica's replay, so a write shows once replayed, within a bound.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import pg from 'pg'
 import { StoreUnavailableError, type PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
@@ -13,6 +13,7 @@ import { assertProblem } from '../helpers/problem.js'
 import { replicaSkip, startReplica, type Replica } from '../helpers/replica.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 import { migrateDefaultTable } from './postgres-cases.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const skip = postgresServer.skip !== false ? postgresServer.skip : await replicaSkip(process.env.TEST_POSTGRES_URL)
 
@@ -21,7 +22,7 @@ const FRESH_WITHIN_MS = 10_000
 /** Replay cancels a query in its way after this (PostgreSQL's default is 30 s). */
 const MAX_STANDBY_DELAY_MS = 100
 
-describe('PostgreSQL on a hot-standby replica', { skip, timeout: 120_000 }, () => {
+describeOrSkip('PostgreSQL on a hot-standby replica', { skip, timeout: 120_000 }, () => {
   let replica: Replica
   let db: TestDatabase
   let replicaUrl: string

@@ -4,7 +4,7 @@
 // error, a defect of ours such as a TypeError) is a 500 `internal`, logged at error with its stack.
 import assert from 'node:assert/strict'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import { describe, test, type TestContext } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import type { SettingName, StoreLocation } from '../../src/config.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import type { PostStore } from '../../src/store/store.js'
@@ -13,6 +13,7 @@ import { openTestStore, type TestDatabase, type TestServer } from '../helpers/da
 import type { TestResponse } from '../helpers/http.js'
 import { logSink, type LogLine } from '../helpers/log-sink.js'
 import { assertProblem } from '../helpers/problem.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 export const POST_PATH = '/api/post/first-post'
 export const LIST_PATH = '/api/posts'
@@ -108,7 +109,7 @@ async function answersUnder (server: TestServer, fault: StoreFault, settings: Se
 
 /** `settings`: what every serving store is opened with, under each fault's own. */
 export function describeStoreErrors (name: string, server: TestServer, faults: StoreFaults, settings: Settings = {}): void {
-  describe(`${name} store errors`, { skip: server.skip }, () => {
+  describeOrSkip(`${name} store errors`, { skip: server.skip }, () => {
     for (const fault of faults.outages) {
       test(`${fault.name}: 503 store-unavailable with Retry-After, logged at warn`, { timeout: 20_000 }, async (t) => {
         const { answers, entries } = await answersUnder(server, fault, settings, t)

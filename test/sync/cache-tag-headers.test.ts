@@ -16,6 +16,7 @@ import { openTestStore, postgresServer, sqliteServer, type TestDatabase, type Te
 import { testConfig } from '../helpers/config.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { listen, silentLogger, startFront, type RunningApp } from '../helpers/tiers.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const site = parseSiteUrl('https://blog.example/')
 const feeds = { site: { url: site, postUrl: createPostUrl(site) }, postUrlTemplate: '{site}/blog/{slug}', feedSize: 20 }
@@ -33,7 +34,7 @@ function tagsOf (response: TestResponse): string[] | undefined {
 }
 
 function cacheTagSuite (name: string, server: TestServer): void {
-  describe(`cache tags on ${name}`, { skip: server.skip }, () => {
+  describeOrSkip(`cache tags on ${name}`, { skip: server.skip }, () => {
     let database: TestDatabase
     let store: PostStore
     let posts: RunningApp
