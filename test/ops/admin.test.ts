@@ -1,7 +1,8 @@
 // Where the operational routes are, as users start the executable (needs `npm run build`):
 // /metrics on each tier's port by default; with ADMIN_PORT, on a listener of its own that also
 // answers the probes for all the process's tiers, the tiers keeping theirs; METRICS=off, nowhere.
-// And the admin listener's readiness, in process: every tier's own.
+// And, in process, the admin listener's readiness (every tier's own) and mistakes in these settings;
+// the executable once more for such a mistake's one line.
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,7 +10,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { startAdmin, tiersReadiness } from '../../src/ops/admin.js'
 import { buildPostsApp } from '../../src/posts-api/app.js'
-import { runCli, startCli } from '../helpers/cli.js'
+import { runCli, runCliHere, startCli } from '../helpers/cli.js'
 import { testConfig } from '../helpers/config.js'
 import { createCountingStore } from '../helpers/counting-store.js'
 import { freePort } from '../helpers/fake-upstream.js'
@@ -74,12 +75,20 @@ test('METRICS=off: no /metrics anywhere, the probes as before', async () => {
   }
 })
 
-test('bad METRICS or ADMIN_PORT values stop start-up with one line naming the setting', async () => {
-  for (const [env, pattern] of [[{ METRICS: 'maybe' }, /^blog-read-api: invalid METRICS: expected 'on' or 'off'\n$/], [{ ADMIN_PORT: 'x' }, /^blog-read-api: invalid ADMIN_PORT: /]] as const) {
-    const { code, stderr } = await runCli(['serve'], env)
+test('bad METRICS or ADMIN_PORT values stop start-up with one line naming the setting, exit 2', async () => {
+  for (const [env, pattern] of [[{ METRICS: 'maybe' }, /^blog-read-api: invalid METRICS: expected 'on' or 'off'\n$/], [{ ADMIN_PORT: 'x' }, /^blog-read-api: invalid ADMIN_PORT: [^\n]+\n$/]] as const) {
+    const { code, stdout, stderr } = await runCliHere(['serve'], env)
     assert.equal(code, 2)
+    assert.equal(stdout, '')
     assert.match(stderr, pattern)
   }
+})
+
+test('the executable itself: a bad METRICS is one line on stderr, nothing on stdout, exit 2, no stack trace', async () => {
+  const { code, stdout, stderr } = await runCli(['serve'], { METRICS: 'maybe' })
+  assert.equal(code, 2)
+  assert.equal(stdout, '')
+  assert.match(stderr, /^blog-read-api: invalid METRICS: expected 'on' or 'off'\n$/)
 })
 
 test('the admin listener is ready when every tier is, and says which is not', async () => {
