@@ -3,23 +3,26 @@
 // front answers the mapped 502 at once; `serve` closes the front first, then the post API.
 // Needs `npm run build` (npm test builds first).
 //
-// Slow requests without a fake: the post API reads a SQLite file in rollback-journal mode, and the
-// test holds an EXCLUSIVE lock on it for a second, so each read waits for it (the store's busy
-// time-out is 2 s). better-sqlite3 waits synchronously, so the post API serves one request at a
-// time: the others wait on their keep-alive connections, already sent, which is in flight too.
+// Requests are held in flight by the test, for as long as it needs, never for a fixed time: at
+// the front, by a fake upstream that answers once the test lets it; at the post API, by an
+// EXCLUSIVE lock the test holds on its SQLite file (rollback-journal mode), so that a read waits
+// for it. better-sqlite3 waits synchronously, so the post API serves one request at a time: the
+// others wait, unread, on their keep-alive connections, which the test sees in the kernel's
+// receive queues. The lock is given back as soon as the signal is sent (the store's busy time-out
+// is 2 s).
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import Database from 'better-sqlite3'
 import { startCli, startClis, type RunningCli } from '../helpers/cli.js'
 import { seedTestStore } from '../helpers/databases.js'
-import { freePort, json, startFakeUpstream } from '../helpers/fake-upstream.js'
+import { freePort, json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { get, type TestResponse } from '../helpers/http.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 
 /** Four distinct upstream calls (identical concurrent ones would be coalesced into one). */
@@ -40,10 +43,44 @@ after(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** Holds the write lock for `ms`, starting now. */
-function lockStoreFor (ms: number): Promise<void> {
+/** Takes the write lock, until the function it returns is first called. */
+function lockStore (): () => void {
   editor.exec('BEGIN EXCLUSIVE')
-  return sleep(ms).then(() => { editor.exec('COMMIT') })
+  return () => { if (editor.inTransaction) editor.exec('COMMIT') }
+}
+
+/**
+ * Connections to `port` on this machine holding bytes their listener has not read (Linux: the
+ * receive queues in /proc/net/tcp and tcp6): requests waiting at a process that is busy.
+ */
+function unreadConnectionsAt (port: number): number {
+  let count = 0
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      // sl local_address rem_address st tx_queue:rx_queue …; addresses and queues in hex.
+      const [, local = '', , state, queues = ''] = line.trim().split(/\s+/)
+      if (Number.parseInt(local.split(':')[1] ?? '', 16) === port && state === '01' && Number.parseInt(queues.split(':')[1] ?? '', 16) > 0) count++
+    }
+  }
+  return count
+}
+
+/** A fake post API that holds every answer until `release` (and answers at once from then on). */
+async function startHoldingUpstream (): Promise<{ upstream: FakeUpstream, release: () => void }> {
+  const held: Array<() => void> = []
+  let holding = true
+  const upstream = await startFakeUpstream((req, res) => {
+    const answer = (): void => json(res, 200, req.url === '/api/posts' ? [{ slug: 'a' }] : { slug: req.url?.split('/').pop() })
+    if (holding) held.push(answer)
+    else answer()
+  })
+  return {
+    upstream,
+    release: () => {
+      holding = false
+      for (const answer of held.splice(0)) answer()
+    }
+  }
 }
 
 /** Everything a child wrote after start-up, for failure messages (a crash explains itself). */
@@ -96,80 +133,78 @@ function assertCompletedAfter (answers: Array<TestResponse & { at: number }>, si
 }
 
 test('SIGTERM to the front with requests in flight: they complete with 200, exit 0 within the shutdown time-out', { timeout: 20_000 }, async () => {
-  const { posts, front } = await startPostsApiAndFront()
+  const { upstream, release } = await startHoldingUpstream()
+  const front = record(await startCli(['front', '--api-url', upstream.url.href, '--blog-port', '0'], { SHUTDOWN_TIMEOUT_MS: '5000' }, ['front']))
   try {
-    const unlocked = lockStoreFor(1000)
     const inFlight = sendAll(front)
-    await sleep(300)
+    await pollUntil('every request relayed to the upstream', () => upstream.requests.length >= PATHS.length)
     const signalledAt = performance.now()
     front.child.kill('SIGTERM')
-    await sleep(100)
-    assert.ok(await refused(front.urls.front ?? ''), 'a closing front accepts no new connection')
-    await unlocked
+    await pollUntil('a closing front accepts no new connection', async () => await refused(front.urls.front ?? ''))
+    release()
     assertCompletedAfter(await inFlight, signalledAt)
     // Past SHUTDOWN_TIMEOUT_MS (5 s) the process exits 1: exit 0 is within it.
     assert.equal((await exitOf(front)).code, 0, outputOf(front))
-    // The post API was not disturbed.
-    assert.equal((await get(posts.urls.posts ?? '', '/api/posts')).status, 200)
   } finally {
+    release()
     await front.stop()
-    assert.equal(await posts.stop(), 0, outputOf(posts))
+    await upstream.close()
   }
 })
 
 test('SIGTERM to the post API while the front relays requests from it: 200, exit 0; then the front answers 502 at once', { timeout: 20_000 }, async () => {
   const { posts, front } = await startPostsApiAndFront()
+  let unlock = (): void => {}
   try {
     // One keep-alive connection per path from the front to the post API, so that the requests in
     // flight are all written to connections the post API has already accepted. They ask for
     // queries the front holds no copy of: each is a call of its own (not one version read that
     // the others would wait for, and then find the post API gone).
     assert.deepEqual((await sendAll(front)).map((r) => r.status), [200, 200, 200, 200])
-    const unlocked = lockStoreFor(1000)
+    unlock = lockStore()
     const inFlight = sendAll(front, '?fields=slug,title')
-    await sleep(300)
+    // One is read, and its store read waits for the lock; the other three wait unread.
+    await pollUntil('the requests in the post API\'s hands', () => unreadConnectionsAt(Number(new URL(posts.urls.posts ?? '').port)) >= PATHS.length - 1)
     const signalledAt = performance.now()
     posts.child.kill('SIGTERM')
-    await unlocked
+    unlock()
     assertCompletedAfter(await inFlight, signalledAt)
     assert.equal((await exitOf(posts)).code, 0, outputOf(posts))
 
-    // The only upstream is gone: every request gets the mapped 502, none hangs until the upstream
-    // time-out (10 s): half of it is a margin no busy machine needs for 10 refused connections.
-    const started = performance.now()
+    // The only upstream is gone: every request gets the mapped 502 (connection refused) at once;
+    // one that waited for the upstream time-out would get the 504 time-out problem instead.
     const answers = await Promise.all(Array.from({ length: 10 }, async (_, i) => await get(front.urls.front ?? '', PATHS[i % PATHS.length] ?? '/api/blog')))
-    const elapsed = performance.now() - started
     for (const response of answers) assertProblem(response, 'upstream-unreachable')
-    assert.ok(elapsed < 5000, `10 requests answered in ${elapsed.toFixed(0)} ms`)
   } finally {
+    unlock()
     await posts.stop()
     assert.equal(await front.stop(), 0, outputOf(front))
   }
 })
 
 test('serve: SIGTERM closes the front first (the post API still serves while it drains), then the post API; a second signal changes nothing; exit 0', { timeout: 20_000 }, async () => {
-  // The front of `serve` may call another upstream (API_URL): a slow fake one keeps its requests
-  // in flight without blocking the process, so the order of the two closes can be watched.
-  const slow = await startFakeUpstream((req, res) => {
-    setTimeout(() => json(res, 200, req.url === '/api/posts' ? [{ slug: 'a' }] : { slug: req.url?.split('/').pop() }), 1000)
-  })
-  const serve = record(await startCli(['serve'], { DATABASE_URL: database, BLOG_PORT: '0', POSTS_PORT: '0', API_URL: slow.url.href, SHUTDOWN_TIMEOUT_MS: '5000' }, ['front', 'posts']))
+  // The front of `serve` may call another upstream (API_URL): a fake one that holds its answers
+  // keeps the front's requests in flight without blocking the process, so the order of the two
+  // closes can be watched.
+  const { upstream, release } = await startHoldingUpstream()
+  const serve = record(await startCli(['serve'], { DATABASE_URL: database, BLOG_PORT: '0', POSTS_PORT: '0', API_URL: upstream.url.href, SHUTDOWN_TIMEOUT_MS: '5000' }, ['front', 'posts']))
   try {
     const inFlight = sendAll(serve)
-    await sleep(200)
+    await pollUntil('every request relayed to the upstream', () => upstream.requests.length >= PATHS.length)
     const signalledAt = performance.now()
     serve.child.kill('SIGTERM')
-    await sleep(200)
-    assert.ok(await refused(serve.urls.front ?? ''), 'the front stopped accepting first')
+    await pollUntil('the front stopped accepting first', async () => await refused(serve.urls.front ?? ''))
     // The same signal again while closing (a Ctrl-C under npm arrives twice: from the terminal,
     // and forwarded by npm) changes nothing.
     serve.child.kill('SIGTERM')
     assert.equal((await get(serve.urls.posts ?? '', '/api/posts')).status, 200, 'the post API still serves while the front drains')
+    release()
     assertCompletedAfter(await inFlight, signalledAt)
     assert.equal((await exitOf(serve)).code, 0, outputOf(serve))
     assert.ok(await refused(serve.urls.posts ?? ''), 'then the post API closed too')
   } finally {
+    release()
     await serve.stop()
-    await slow.close()
+    await upstream.close()
   }
 })
