@@ -7,6 +7,7 @@ import { before, test } from 'node:test'
 import { VERSION_PATH } from '../../src/contract/posts-version.js'
 import type { TestDatabase } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import type { StoreContractSuite } from './store-contract-suite.js'
 
@@ -81,36 +82,42 @@ export function declareFreshnessTests (suite: StoreContractSuite): void {
     const store = await migratedStore()
     await db.exec(insert('counter', '2024-01-01T00:00:00Z', '0'))
     await withTiers(store, async ({ posts, front }) => {
+      const detail = (body: unknown): string => (body as { title: string }).title
+      const list = (body: unknown): string => (body as Array<{ title: string }>)[0]?.title ?? ''
+      const readers: Array<[string, string, (body: unknown) => string]> = [
+        [front.url, '/api/blog/counter', detail], [front.url, '/api/blog/counter', detail],
+        [front.url, '/api/blog', list], [posts.url, '/api/post/counter', detail], [posts.url, '/api/posts', list]
+      ]
       let committed = 0
-      // An object, so that the reader loop sees the writer's change (it happens across awaits).
-      const progress = { writing: true }
+      // Per reader, the last commit made before a request of its own that it has checked: the
+      // writer commits again once every reader has checked an answer to the last commit (so
+      // each commit is read by all, whatever the machine's speed). An object, so that the
+      // reader loop sees the writer's change (it happens across awaits).
+      const checkedAfter = readers.map(() => 0)
+      const progress = { writing: true, readersDone: false }
       const writer = (async () => {
-        for (let i = 1; i <= 25; i++) {
+        for (let i = 1; i <= 25 && !progress.readersDone; i++) {
           await db.exec(`UPDATE posts SET title = '${i}' WHERE slug = 'counter'`)
           committed = i
-          await new Promise((resolve) => setTimeout(resolve, 3))
+          await pollUntil(`every reader checked an answer after commit ${i}`, () => progress.readersDone || checkedAfter.every((floor) => floor >= i), { everyMs: 1 })
         }
-        progress.writing = false
-      })()
-      const reader = async (base: string, path: string, title: (body: unknown) => string): Promise<number> => {
+      })().finally(() => { progress.writing = false })
+      const reader = async (index: number, [base, path, title]: [string, string, (body: unknown) => string]): Promise<number> => {
         let checked = 0
         while (progress.writing) {
           const floor = committed
           const response = await get(base, path)
           assert.equal(response.status, 200)
           assert.ok(Number(title(response.json())) >= floor, `${path} answered title ${title(response.json())} after commit ${floor}`)
+          checkedAfter[index] = floor
           checked++
         }
         return checked
       }
-      const detail = (body: unknown): string => (body as { title: string }).title
-      const list = (body: unknown): string => (body as Array<{ title: string }>)[0]?.title ?? ''
-      const counts = await Promise.all([
-        reader(front.url, '/api/blog/counter', detail), reader(front.url, '/api/blog/counter', detail),
-        reader(front.url, '/api/blog', list), reader(posts.url, '/api/post/counter', detail), reader(posts.url, '/api/posts', list)
-      ])
-      await writer
-      assert.ok(counts.every((n) => n > 0))
+      const counts = await Promise.all(readers.map(async (args, index) => await reader(index, args)))
+        .finally(() => { progress.readersDone = true }) // one failed: the writer stops too
+        .finally(async () => { await writer })
+      assert.ok(counts.every((n) => n >= 25), `each reader checked each commit: ${counts.join(', ')}`)
     })
   })
 }

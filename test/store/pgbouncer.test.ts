@@ -3,7 +3,6 @@
 // connection, so nothing may rely on session state, start-up parameters or prepared statements.
 import assert from 'node:assert/strict'
 import { after, test, type TestContext } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { SettingName } from '../../src/config.js'
 import { StoreUnavailableError } from '../../src/store/store.js'
@@ -12,6 +11,7 @@ import { openTestStore, postgresServer, type TestDatabase, type TestServer } fro
 import { get } from '../helpers/http.js'
 import { startLoad, tally } from '../helpers/load.js'
 import { pgbouncerSkip, startPgbouncer, type Pgbouncer } from '../helpers/pgbouncer.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers, type Tiers } from '../helpers/tiers.js'
 import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
@@ -76,21 +76,25 @@ describeOrSkip('PostgreSQL through PgBouncer, its pool shared', { skip }, () => 
     const { db, tiers } = await serveCounter(t)
     const load = startLoad(tiers.front.url, ['/api/blog', '/api/blog/counter', '/api/blog/missing-post'], { connections: 16 })
     let committed = 0
-    const progress = { writing: true }
+    // Per reader, the last commit made before a request of its own that it has checked: the writer
+    // commits again once both have checked an answer to the last commit. It goes on, past 40
+    // commits, until the load has had 100 answers and PgBouncer showed more service connections
+    // than its two server connections (at most 1,000 commits), whatever the machine's speed.
+    const checkedAfter = [0, 0]
+    const progress = { writing: true, readersDone: false }
     let clients = 0
     try {
       const writer = (async () => {
-        for (let i = 1; i <= 40; i++) {
+        for (let i = 1; i <= 1000 && !progress.readersDone && (i <= 40 || clients <= 2 || load.answers.length <= 100); i++) {
           await db.exec(`UPDATE posts SET title = '${i}' WHERE slug = 'counter'`)
           committed = i
           const pools = await bouncer.admin('SHOW POOLS')
           const pool = pools.find((p) => p.database === db.name)
           clients = Math.max(clients, Number(pool?.cl_active ?? 0) + Number(pool?.cl_waiting ?? 0))
-          await sleep(25)
+          await pollUntil(`both readers checked an answer after commit ${i}`, () => progress.readersDone || checkedAfter.every((floor) => floor >= i), { everyMs: 1 })
         }
-        progress.writing = false
-      })()
-      const reader = async (base: string, path: string): Promise<number> => {
+      })().finally(() => { progress.writing = false })
+      const reader = async (index: number, base: string, path: string): Promise<number> => {
         let checked = 0
         while (progress.writing) {
           const floor = committed
@@ -98,13 +102,15 @@ describeOrSkip('PostgreSQL through PgBouncer, its pool shared', { skip }, () => 
           assert.equal(response.status, 200, response.text)
           const title = (response.json() as { title: string }).title
           assert.ok(Number(title) >= floor, `${path} answered title ${title} after commit ${floor}`)
+          checkedAfter[index] = floor
           checked++
         }
         return checked
       }
-      const counts = await Promise.all([reader(tiers.front.url, '/api/blog/counter'), reader(tiers.posts.url, '/api/post/counter')])
-      await writer
-      assert.ok(counts.every((n) => n > 0))
+      const counts = await Promise.all([reader(0, tiers.front.url, '/api/blog/counter'), reader(1, tiers.posts.url, '/api/post/counter')])
+        .finally(() => { progress.readersDone = true }) // one failed: the writer stops too
+        .finally(async () => { await writer })
+      assert.ok(counts.every((n) => n >= 40), `each reader checked each commit: ${counts.join(', ')}`)
     } finally {
       await load.stop()
     }
