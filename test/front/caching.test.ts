@@ -6,9 +6,12 @@ import { after, before, test } from 'node:test'
 import { request } from 'undici'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { get } from '../helpers/http.js'
+import { parseMetrics, valueOf } from '../helpers/metrics-text.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startFront, type RunningApp } from '../helpers/tiers.js'
 import { etagOf } from '../../src/http/representation.js'
+import { createProcessMetrics } from '../../src/ops/metrics.js'
 
 let upstream: FakeUpstream
 let front: RunningApp
@@ -96,18 +99,38 @@ test('bodies are compressed with br or gzip when accepted, with their own ETags'
 })
 
 test('identical concurrent requests share upstream calls, never one that started before them', async () => {
+  // The upstream answers each call when the test lets it, so that requests are sent while a call
+  // runs, whatever the machine's speed.
   const starts: number[] = []
+  const held: Array<() => void> = []
   upstream.behave((_req, res) => {
     const call = starts.push(performance.now())
-    setTimeout(() => json(res, 200, post('busy', { call })), 30)
+    held.push(() => json(res, 200, post('busy', { call })))
   })
-  const results = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
-    await new Promise((resolve) => setTimeout(resolve, i * 2))
+  // Its metrics count the requests that joined a call instead of starting one.
+  const counted = await startFront(upstream.url, { metrics: createProcessMetrics() })
+  const joined = async (): Promise<number> => valueOf(parseMetrics((await get(counted.url, '/metrics')).text), 'blog_read_api_upstream_coalesced_requests_total')
+  const send = async (): Promise<{ sent: number, call: number }> => {
     const sent = performance.now()
-    const response = await get(front.url, '/api/blog/busy')
+    const response = await get(counted.url, '/api/blog/busy')
     return { sent, call: (response.json() as { call: number }).call }
-  }))
-  assert.ok(starts.length < 20, `${starts.length} upstream calls for 40 requests`)
+  }
+  let results: Array<{ sent: number, call: number }>
+  try {
+    const first = send()
+    await pollUntil('the first call reached the upstream', () => starts.length === 1)
+    const latecomers = Array.from({ length: 10 }, send)
+    await pollUntil('the latecomers joined the next call', async () => await joined() === latecomers.length)
+    held.shift()?.()
+    await pollUntil('the next call reached the upstream', () => starts.length === 2)
+    held.shift()?.()
+    results = [await first, ...await Promise.all(latecomers)]
+  } finally {
+    for (const answer of held.splice(0)) answer()
+    await counted.app.close()
+  }
+  assert.equal(starts.length, 2, `${starts.length} upstream calls for 11 requests`)
+  assert.deepEqual(results.map((r) => r.call), [1, ...Array(10).fill(2)], 'the latecomers shared the call after the one running when they came')
   for (const { sent, call } of results) {
     assert.ok((starts[call - 1] ?? 0) >= sent, `a request sent at ${sent} got call ${call}, started at ${starts[call - 1]}`)
   }
@@ -126,14 +149,24 @@ test('a list above the buffer limit is streamed through', async () => {
 
 test('concurrent requests for a streamed list each get the whole list, never a share of one stream', async () => {
   const list = JSON.stringify(Array.from({ length: 20 }, (_, i) => JSON.parse(post(`p${i}`))))
+  // Each stream ends once six are open at once (whatever the machine's speed); later ones at once.
+  const ends: Array<() => void> = []
+  let holding = true
   upstream.behave((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' })
     res.write(list.slice(0, 5000))
-    setTimeout(() => res.end(list.slice(5000)), 20)
+    ends.push(() => res.end(list.slice(5000)))
+    if (!holding) ends.shift()?.()
   })
   const before = upstream.requests.length
-  const responses = await Promise.all(Array.from({ length: 6 }, async () => await get(front.url, '/api/blog')))
-  for (const response of responses) {
+  const answers = Promise.all(Array.from({ length: 6 }, async () => await get(front.url, '/api/blog')))
+  try {
+    await pollUntil('six upstream streams open at once', () => ends.length === 6)
+  } finally {
+    holding = false
+    for (const end of ends.splice(0)) end()
+  }
+  for (const response of await answers) {
     assert.equal(response.status, 200)
     assert.equal(response.text, list)
   }

@@ -8,11 +8,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { describe, test } from 'node:test'
 import { encodeCursor } from '../../src/contract/cursor.js'
 import { etagOf } from '../../src/http/representation.js'
+import { createProcessMetrics } from '../../src/ops/metrics.js'
 import { json } from '../helpers/fake-upstream.js'
+import { parseMetrics, valueOf } from '../helpers/metrics-text.js'
+import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
 import { useInjectedFront } from '../helpers/injected-front.js'
 
-const front = useInjectedFront()
+// Its metrics count the requests that joined a call instead of starting one.
+const front = useInjectedFront(undefined, () => ({ metrics: createProcessMetrics() }))
 
 const inject = front.get
 
@@ -205,15 +209,27 @@ describe('caching per distinct query', () => {
   })
 
   test('identical concurrent queries share a call; different ones do not', async () => {
+    // The upstream answers once every request has made its call or joined one (whatever the
+    // machine's speed); calls made after that are answered at once.
     const calls: string[] = []
+    const held: Array<() => void> = []
     front.upstream.behave((req, res) => {
       calls.push(req.url ?? '')
-      setTimeout(() => serve(PAGE)(req, res), 30)
+      held.push(() => serve(PAGE)(req, res))
+      if (calls.length > 3) held.shift()?.()
     })
+    const joined = async (): Promise<number> => valueOf(parseMetrics((await inject('/metrics')).text), 'blog_read_api_upstream_coalesced_requests_total')
+    const joinedBefore = await joined()
     // The first of each query makes a call; those arriving while it runs share the next one.
-    await Promise.all(['limit=2', 'limit=2', 'limit=2', 'limit=2', 'limit=3', 'limit=3', 'limit=3', 'tag=a'].map(async (search) => {
+    const answers = Promise.all(['limit=2', 'limit=2', 'limit=2', 'limit=2', 'limit=3', 'limit=3', 'limit=3', 'tag=a'].map(async (search) => {
       assert.equal((await inject(`/api/blog?${search}`)).status, 200)
     }))
+    try {
+      await pollUntil('a call per query, the other five requests waiting for the next', async () => calls.length === 3 && await joined() - joinedBefore === 5)
+    } finally {
+      for (const answer of held.splice(0)) answer()
+    }
+    await answers
     assert.deepEqual(calls.sort(), ['/api/posts?limit=2', '/api/posts?limit=2', '/api/posts?limit=3', '/api/posts?limit=3', '/api/posts?tag=a'])
   })
 })
