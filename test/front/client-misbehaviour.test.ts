@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
-import { setTimeout as delay } from 'node:timers/promises'
 import { after, before, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
@@ -107,7 +106,7 @@ test('slowloris: 100 sockets dripping headers are cut by the header time-out whi
   const short = await listen(app)
   const slow = Array.from({ length: 100 }, () => slowHeaders(short.port, 100))
   try {
-    await delay(100)
+    await pollUntil('the slow clients connected', async () => await connections(short.app) === slow.length)
     for (let i = 0; i < 10; i++) await servedQuickly(short.port, `/api/blog/during-slowloris-${i}`, 500)
     const cut = await Promise.all(slow.map(async ({ closed }) => await closed))
     for (const outcome of cut) {
