@@ -1,8 +1,10 @@
 // Server programs a test starts and stops itself (PgBouncer, a PostgreSQL replica), with their
 // files in a temporary folder. PostgreSQL and PgBouncer refuse to run as root: under root (CI),
-// they run as the `postgres` system user, which owns that folder.
+// they run as the `postgres` system user, which owns that folder. And what a test checks is left
+// of processes it started: whether one lives, what runs below it, whether a port still listens.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { accessSync, chownSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { accessSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -21,6 +23,52 @@ export function alive (pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'ESRCH'
   }
+}
+
+/** The command line of a process (its arguments, space-separated); '' once it has gone. */
+export function commandLine (pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()
+  } catch {
+    return ''
+  }
+}
+
+/** Each process's parent, by pid (Linux: from /proc). */
+function parents (): Map<number, number> {
+  const parentOf = new Map<number, number>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      // Field 4 of stat is the parent's pid; the command name (field 2) may hold spaces, so count after its ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+    } catch {
+      // Ended while we read.
+    }
+  }
+  return parentOf
+}
+
+/** The processes `pid` started itself. */
+export function childrenOf (pid: number): number[] {
+  return [...parents()].filter(([, ppid]) => ppid === pid).map(([child]) => child)
+}
+
+/** Every process below `pid`, through any depth. */
+export function descendantsOf (pid: number): number[] {
+  const parentOf = [...parents()]
+  const below = (parent: number): number[] => parentOf.filter(([, ppid]) => ppid === parent).flatMap(([child]) => [child, ...below(child)])
+  return below(pid)
+}
+
+/** Whether a connection to `port` on 127.0.0.1 is refused: nothing listens there. */
+export async function portRefused (port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => { socket.destroy(); resolve(false) })
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'))
+  })
 }
 
 /** The first of `candidates` that exists and is executable. */

@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { connect } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -15,7 +14,7 @@ import { ROOT } from '../../scripts/dist-freshness.js'
 import { assertBuilt } from '../helpers/built.js'
 import { seedTestStore } from '../helpers/databases.js'
 import { freePort } from '../helpers/fake-upstream.js'
-import { alive } from '../helpers/server-processes.js'
+import { alive, commandLine, descendantsOf, portRefused } from '../helpers/server-processes.js'
 import { get } from '../helpers/http.js'
 
 assertBuilt()
@@ -25,34 +24,6 @@ const dir = mkdtempSync(join(tmpdir(), 'blog-read-api-npm-'))
 const database = join(dir, 'blog.db')
 before(async () => { await seedTestStore({ dialect: 'sqlite', filename: database }) })
 after(() => rmSync(dir, { recursive: true, force: true }))
-
-/** The command line of a process (its arguments, space-separated). */
-const commandLine = (pid: number): string => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()
-
-/** Every process below `pid`, through any depth (Linux: from /proc). */
-function descendantsOf (pid: number): number[] {
-  const parents = new Map<number, number>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      // Field 4 of stat is the parent's pid; the command name (field 2) may hold spaces, so count after its ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
-    } catch {
-      // Ended while we read.
-    }
-  }
-  const below = (parent: number): number[] => [...parents].filter(([, ppid]) => ppid === parent).flatMap(([child]) => [child, ...below(child)])
-  return below(pid)
-}
-
-async function refused (port: number): Promise<boolean> {
-  return await new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1')
-    socket.once('connect', () => { socket.destroy(); resolve(false) })
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'))
-  })
-}
 
 interface Script {
   name: string
@@ -119,8 +90,9 @@ describe('npm scripts stop on a signal to npm, leaving no process and no open po
             throw new Error(`npm was still running ${EXIT_GUARD_MS} ms after ${signal}: ${output}`)
           })]).finally(() => guard.abort())
           assert.deepEqual({ code, killedBy }, { code: 0, killedBy: null }, output)
-          assert.deepEqual(below.filter(alive), [], 'no process left')
-          for (const port of ports) assert.ok(await refused(port), `port ${port} is free`)
+          assert.equal(alive(npm.pid ?? 0), false, 'npm has gone')
+          assert.deepEqual(below.filter(alive), [], 'no process it started is left (the service\'s among them)')
+          for (const port of ports) assert.ok(await portRefused(port), `port ${port} is free`)
         } finally {
           // Only when the test failed: nothing of this run may outlive it.
           npm.kill('SIGKILL')
