@@ -35,6 +35,8 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
+# Debian installs haproxy and pgbouncer in /usr/sbin, which a user's PATH may lack.
+PATH="$PATH:/usr/sbin:/sbin"
 fail () { echo "demo:fleet: $*" >&2; exit 1; }
 need () { command -v "$1" > /dev/null || fail "$1 is not installed: sudo apt-get install $2"; }
 need haproxy haproxy
