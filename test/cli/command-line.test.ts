@@ -81,8 +81,10 @@ test('what argument lists parse to', () => {
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src')
 // In the compiled module (imports of types erased, as the build erases them): the imports that load
-// at once (`import … from '…'`, `import '…'`, `export … from '…'`), not `import('…')`.
-const STATIC_IMPORT = /^(?:import|export)\s(?:[^'"()]*?\sfrom\s*)?['"]([^'"]+)['"]/gm
+// at once (`import … from '…'`, `import '…'`, `export … from '…'`, and `await import('…')` at the
+// top level, as cli.ts loads the rest once the compile cache is on), not an `import('…')` inside a
+// function.
+const STATIC_IMPORT = /^(?:(?:import|export)\s(?:[^'"()]*?\sfrom\s*)?|await import\()['"]([^'"]+)['"]/gm
 
 /** The src/ modules `file` loads at once, through any chain of static imports. */
 function loadedWith (file: string, seen = new Set<string>()): Set<string> {
