@@ -11,7 +11,12 @@
 //   deeper (block quotes, lists) are left out, and inline constructs nested deeper (a link inside
 //   a link…) stay as text. Emphasis is paired in linear time, and nested emphasis renders nested.
 // - Long lines are kept as they are (no wrapping, no limit): the output escapes them like any text.
-import MarkdownIt from 'markdown-it'
+//
+// markdown-it is loaded when the first document is rendered, not when the post API starts: most
+// answers need no rendering, and its modules would lengthen every start. It is required (its
+// CommonJS build), so that rendering stays synchronous.
+import { createRequire } from 'node:module'
+import type { default as createMarkdownIt, MarkdownIt } from 'markdown-it'
 import { headingIds } from './heading-ids.js'
 import { dropHtmlComments } from './html-comments.js'
 import { isAllowedLink } from './link-policy.js'
@@ -30,12 +35,9 @@ export interface RenderedMarkdown {
 export type MarkdownRenderer = (source: string) => RenderedMarkdown
 
 export function createMarkdownRenderer (): MarkdownRenderer {
-  const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false })
-  md.validateLink = isAllowedLink
-  linkWwwDomains(md.linkify)
-  md.use(dropHtmlComments)
-  md.use(headingIds)
+  let md: MarkdownIt | undefined
   return (source) => {
+    md ??= createParser()
     const env = {}
     const tokens = md.parse(source, env)
     const text = plainText(tokens)
@@ -43,12 +45,22 @@ export function createMarkdownRenderer (): MarkdownRenderer {
   }
 }
 
+function createParser (): MarkdownIt {
+  const MarkdownItClass = createRequire(import.meta.url)('markdown-it') as typeof createMarkdownIt
+  const md = new MarkdownItClass('default', { html: false, linkify: true, typographer: false })
+  md.validateLink = isAllowedLink
+  linkWwwDomains(md.linkify)
+  md.use(dropHtmlComments)
+  md.use(headingIds)
+  return md
+}
+
 /**
  * GitHub links `www.example.com` (as `http://www.example.com`) but not other bare domains, which
  * in a technical blog are mostly file names (`README.md`, `setup.py`); linkify-it links neither
  * by default, so `www.` is taught here, with its own host-and-path validator.
  */
-function linkWwwDomains (linkify: InstanceType<typeof MarkdownIt>['linkify']): void {
+function linkWwwDomains (linkify: MarkdownIt['linkify']): void {
   linkify.add('www.', {
     validate: (text, pos, self) => {
       const validator = self.re.get_relative_proto_validator()
