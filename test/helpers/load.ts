@@ -3,9 +3,10 @@
 import { createRequire } from 'node:module'
 import { PROBLEM_TYPE_BASE, PROBLEMS, type ProblemKind } from '../../src/contract/problems.js'
 
-/** One answer: when it came (ms since the load started), its status and, for errors, its problem kind. */
+/** One answer: when it came and when its request was sent (ms since the load started), its status and, for errors, its problem kind. */
 export interface Answer {
   at: number
+  sentAt: number
   status: number
   /** The problem kind, when the body is a well-formed problem document of the status it came with. */
   kind: ProblemKind | undefined
@@ -62,9 +63,15 @@ export function startLoad (url: string, paths: string[], { connections = 10, max
     requests: paths.map((path) => ({
       method: 'GET',
       path,
-      onResponse: (status: number, body: string, _context: unknown, headers: Record<string, string>) => {
+      // Called as each request is made, just before it is written; the context is its connection's.
+      setupRequest: (request: unknown, context: { sentAt?: number }) => {
+        context.sentAt = Date.now() - startedAt
+        return request
+      },
+      onResponse: (status: number, body: string, context: { sentAt?: number }, headers: Record<string, string>) => {
         answers.push({
           at: Date.now() - startedAt,
+          sentAt: context.sentAt ?? 0,
           status,
           kind: status === 200 ? undefined : problemKind(status, body, headers['content-type']),
           retryAfter: headers['retry-after']
@@ -84,6 +91,9 @@ export function startLoad (url: string, paths: string[], { connections = 10, max
     }
   }
 }
+
+/** Answers to the requests sent at `from` or later: none of them was on its way before. */
+export const sentSince = (answers: Answer[], from: number): Answer[] => answers.filter((a) => a.sentAt >= from)
 
 /** Answers whose `at` falls in [from, to). */
 export const between = (answers: Answer[], from: number, to = Infinity): Answer[] => answers.filter((a) => a.at >= from && a.at < to)
