@@ -3,13 +3,14 @@
 import assert from 'node:assert/strict'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import type { Post } from '../../src/store/store.js'
 import { openTestStore, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { startTiers } from '../helpers/tiers.js'
 import { assertLines, createImportHarness, reportLines, summary } from './import-harness.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const GOOD_SLUGS_NEWEST_FIRST = ['a-nested-post', 'third-post', 'cafe-creme', 'hello-import', 'numbers']
 
@@ -30,7 +31,7 @@ const FIXTURE_REPORT = [
 ]
 
 export function describeImport (name: string, server: TestServer): void {
-  describe(`${name}: blog-read-api import`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: blog-read-api import`, { skip: server.skip }, () => {
     const h = createImportHarness(server)
     const { importCli, migrate, posts, watchChanges, bySlug, copyBlog } = h
 

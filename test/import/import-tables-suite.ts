@@ -5,13 +5,14 @@
 import assert from 'node:assert/strict'
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import type { CliResult } from '../helpers/cli.js'
 import { openTestStore, type TestServer } from '../helpers/databases.js'
 import { assertLines, createImportHarness, FIXTURES, reportLines, summary, type ImportFixture } from './import-harness.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 export function describeImportTables (name: string, server: TestServer, fixture: ImportFixture): void {
-  describe(`${name}: blog-read-api import into the tables teams have`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: blog-read-api import into the tables teams have`, { skip: server.skip }, () => {
     const h = createImportHarness(server)
     const { importCli, posts, bySlug } = h
 

@@ -2,11 +2,12 @@
 // scheduled instant the feeds, the sitemap, the tag counts and the counts gain the post with no
 // write, and no answer of either tier, on any route, lets a cache keep it past the instant.
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import type { TestDatabase, TestServer } from '../helpers/databases.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { createClock, createTable, startPublishingTiers } from './publishing-fixture.js'
 import { NOW, ROWS, SCHEDULED_AT } from './publishing-suite.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const SITE = 'https://blog.example/'
 const LONG = 'public, max-age=86400, s-maxage=86400'
@@ -21,7 +22,7 @@ const tagged = (tag: string): Probe => (answer) => (answer.json() as Array<{ tag
 const total = (count: number): Probe => (answer) => answer.headers['x-total-count'] === String(count)
 
 export function describeDerivedAnswers (name: string, server: TestServer): void {
-  describe(`answers made from the posts at a scheduled instant on ${name}`, { skip: server.skip }, () => {
+  describeOrSkip(`answers made from the posts at a scheduled instant on ${name}`, { skip: server.skip }, () => {
     let database: TestDatabase
     before(async () => {
       database = await server.create()

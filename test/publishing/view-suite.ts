@@ -3,13 +3,14 @@
 // needs and allows it (SQLite: the counter's triggers), or says why nothing is needed or possible;
 // a write to any of those tables then shows in the next answer of both tiers.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { test } from 'node:test'
 import { describeMigration } from '../../src/cli/store-commands.js'
 import type { ViewTracking } from '../../src/store/store.js'
 import { openTestStore, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { createClock, startPublishingTiers } from './publishing-fixture.js'
 import { NOW } from './publishing-suite.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 const TRACKING: Record<string, { tracking: ViewTracking, added: string[], line: RegExp }> = {
   sqlite: {
@@ -22,7 +23,7 @@ const TRACKING: Record<string, { tracking: ViewTracking, added: string[], line: 
 }
 
 export function describeViews (name: string, server: TestServer): void {
-  describe(`a posts view on ${name}`, { skip: server.skip }, () => {
+  describeOrSkip(`a posts view on ${name}`, { skip: server.skip }, () => {
     test('migrate says it is a view in one line and tracks the tables it reads where the store allows; a write to either shows in the next answer of both tiers', async () => {
       const db = await server.create()
       try {

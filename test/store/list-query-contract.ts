@@ -3,16 +3,17 @@
 // keyed list, `tag`, a table without some columns, neighbour links; the parameters and their
 // values in list-parameters-contract.ts. Part of the store contract suite.
 import assert from 'node:assert/strict'
-import { before, describe, test } from 'node:test'
+import { before, test } from 'node:test'
 import { encodeCursor } from '../../src/contract/cursor.js'
 import type { TestDatabase, TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import { declareListParameterTests } from './list-parameters-contract.js'
 import { DATED, nextTarget, ROUTES, slugsOf, useListQuerySuite, walk, type ListQueryFixture } from './list-query-suite.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 export function describeListQueryContract (name: string, server: TestServer, fixture: ListQueryFixture): void {
-  describe(`${name} list queries`, { skip: server.skip }, () => {
+  describeOrSkip(`${name} list queries`, { skip: server.skip }, () => {
     const suite = useListQuerySuite(server, fixture)
     const { insert, serving, withDefaultTable, withTiers } = suite
     let db: TestDatabase

@@ -11,16 +11,17 @@
 // set (mandatory in CI), as the store suites run; searched with the store's index
 // (`migrate --search`) on some, the post API's in-memory index on the others.
 import assert from 'node:assert/strict'
-import { before, describe, test } from 'node:test'
+import { before, test } from 'node:test'
 import fc from 'fast-check'
 import { DEFAULT_SORT, sortOrder } from '../../src/contract/list-sort.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
 import type { Tiers } from '../helpers/tiers.js'
 import { expected, MODEL_VARIANTS, query, rows, RUNS, searchOf, SORTS, TAGS, useModelTable, WORDS, type Query } from './list-query-model.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 for (const { name, server, variant } of MODEL_VARIANTS) {
-  describe(`${name}: list queries against the model`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: list queries against the model`, { skip: server.skip }, () => {
     const table = useModelTable(server, variant)
     const { held, load } = table
     let tiers: Tiers

@@ -2,13 +2,14 @@
 // reference model (list-query-model.ts): on random tables, the posts either side of each one in
 // the default list order. On the stores and tables of list-query-model.test.ts.
 import assert from 'node:assert/strict'
-import { before, describe, test } from 'node:test'
+import { before, test } from 'node:test'
 import fc from 'fast-check'
 import { openTestStore, type TestDatabase } from '../helpers/databases.js'
 import { compareBy, MODEL_VARIANTS, rows, RUNS, useModelTable } from './list-query-model.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 for (const { name, server, variant } of MODEL_VARIANTS) {
-  describe(`${name}: neighbours against the model`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: neighbours against the model`, { skip: server.skip }, () => {
     const table = useModelTable(server, variant)
     const { held, load } = table
     let db: TestDatabase

@@ -2,7 +2,7 @@
 // freshness (freshness-contract.ts), its operations (operations-contract.ts) and its list queries
 // (list-query-contract.ts). Real servers, real HTTP.
 import assert from 'node:assert/strict'
-import { before, describe, test } from 'node:test'
+import { before, test } from 'node:test'
 import fc from 'fast-check'
 import type { SettingName } from '../../src/config.js'
 import { isLookupableSlug } from '../../src/contract/slug.js'
@@ -16,6 +16,7 @@ import { declareFreshnessTests } from './freshness-contract.js'
 import { describeListQueryContract } from './list-query-contract.js'
 import { declareOperationsTests } from './operations-contract.js'
 import { useStoreContractSuite, type StoreFixture } from './store-contract-suite.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 /** Fuzzed upstream lookups per store (a few hundred). */
 const SLUG_FUZZ_RUNS = 400
@@ -24,7 +25,7 @@ const SLUG_FUZZ_RUNS = 400
 export function describeStoreContract (name: string, server: TestServer, fixture: StoreFixture, settings: Partial<Record<SettingName, string>> = {}): void {
   const config = testConfig(settings)
 
-  describe(`${name} store contract`, { skip: server.skip }, () => {
+  describeOrSkip(`${name} store contract`, { skip: server.skip }, () => {
     const suite = useStoreContractSuite(name, server, fixture, config)
     const { migratedStore, servingStore, withTiers, insert } = suite
     let db: TestDatabase

@@ -3,15 +3,16 @@
 // sorted search, matches throughout) is served exactly once, in list order, at both tiers. On
 // the stores and tables of list-query-model.test.ts.
 import assert from 'node:assert/strict'
-import { before, describe, test } from 'node:test'
+import { before, test } from 'node:test'
 import fc from 'fast-check'
 import { get } from '../helpers/http.js'
 import type { TestDatabase } from '../helpers/databases.js'
 import type { Tiers } from '../helpers/tiers.js'
 import { compareBy, MODEL_VARIANTS, rows, RUNS, search, sortValue, SORTS, sqlText, useModelTable, write, type Row, type Write } from './list-query-model.js'
+import { describeOrSkip } from '../helpers/describe-or-skip.js'
 
 for (const { name, server, variant } of MODEL_VARIANTS) {
-  describe(`${name}: walks under writes against the model`, { skip: server.skip }, () => {
+  describeOrSkip(`${name}: walks under writes against the model`, { skip: server.skip }, () => {
     const table = useModelTable(server, variant)
     const { held, insert, load } = table
     let db: TestDatabase
