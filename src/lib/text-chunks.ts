@@ -10,10 +10,10 @@ export const STREAM_CHUNK_CHARS = 64 * 1024
 export interface ChunkedText<T> {
   /** An item's text. */
   text: (item: T) => string
-  /** Before the first item, between two, and after the last. */
+  /** Before the first item, between two, and after the last (or what gives it once every item is written: text that depends on them). */
   open: string
   separator: string
-  close: string
+  close: string | (() => Promise<string>)
   chunkChars?: number
 }
 
@@ -34,5 +34,5 @@ export async function * textInChunks<T> (batches: AsyncIterable<readonly T[]>, {
       }
     }
   }
-  yield chunk + close
+  yield chunk + (typeof close === 'string' ? close : await close())
 }

@@ -100,6 +100,8 @@ export function createPostsMetrics (registry: Registry, store: PostStore): Posts
     streamKeyedPosts: (query) => timedRows('list', () => store.streamKeyedPosts(query)),
     readPage: (query) => timed('page', store.readPage(query)),
     readRowVersions: () => store.readRowVersions(),
+    streamVersionedPosts: (query) => timedRows('list', () => store.streamVersionedPosts(query)),
+    findVersionedPostsBySlugs: (slugs, query) => timed('page', store.findVersionedPostsBySlugs(slugs, query)),
     countPosts: (filter) => timed('count', store.countPosts(filter)),
     checkQuery: (query) => store.checkQuery(query),
     probe: () => timed('probe', store.probe()),

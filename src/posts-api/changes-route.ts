@@ -2,25 +2,34 @@
 // the state they make up; with it, the posts added or changed since and the slugs removed; a
 // token this process does not hold is a 410 `sync-expired`. With `Accept: text/event-stream`, the
 // live stream of changes (src/sync/change-hub.ts), resuming from `Last-Event-ID` or `since`.
+//
+// An answer is labelled with the state of the very posts it carries, each read with its row
+// version: a writer may commit between learning the state and reading the posts, and a copy
+// labelled with a state it does not hold would stay wrong once the store came back to that state
+// (an edit undone, a post added and removed again), since the delta from there is then empty.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { POSTS_CHANGES_PATH, parseChangesQuery, type ChangesQuery } from '../sync/changes-query.js'
-import { canonicalSearch } from '../contract/list-query.js'
+import { canonicalSearch, type PostQuery } from '../contract/list-query.js'
 import { sendProblem } from '../http/app.js'
 import { JSON_CONTENT_TYPE } from '../http/representation.js'
 import { createBuildCache } from '../lib/build-cache.js'
 import { resumedStream } from '../lib/resumed-stream.js'
 import { textInChunks } from '../lib/text-chunks.js'
-import type { Post, PostStore } from '../store/store.js'
+import type { PostStore, VersionedPost } from '../store/store.js'
 import type { Change } from '../sync/change.js'
 import { openEventStream, resumeFrom, wantsEventStream } from '../sync/event-stream.js'
 import type { PostsSync } from '../sync/posts-sync.js'
 import { SYNC_EXPIRED_DETAIL } from '../sync/sse-frame.js'
+import { stateToken, type RowVersions } from '../sync/state-token.js'
 
-/** Up to this many upserted posts are read one by one; more, from one pass over the list. */
-const LOOKUPS_AT_MOST = 50
 /** Deltas kept (each a `since`, `until` and `fields`): clients that sync on a schedule ask the same ones. */
 const MAX_CACHED_DELTAS = 256
 const MAX_CACHED_DELTA_BYTES = 32 * 1024 * 1024
+/** Reads of a delta's posts, each after observing the state again, before a writer that keeps moving them gets 410. */
+const DELTA_TRIES = 3
+
+/** The posts read for a delta were not those of the state it leads to: a writer committed meanwhile. */
+class MovedMeanwhile extends Error {}
 
 export interface ChangesRouteOptions {
   sync: PostsSync
@@ -31,54 +40,69 @@ export interface ChangesRouteOptions {
   schema: object
 }
 
+const postQueryOf = (query: ChangesQuery): PostQuery => ({ fields: query.fields, formats: query.formats })
+
 export function registerChangesRoute (api: FastifyInstance, { sync, store, read, schema }: ChangesRouteOptions): void {
   const deltas = createBuildCache<Buffer>({ max: MAX_CACHED_DELTAS, maxBytes: MAX_CACHED_DELTA_BYTES, sizeOf: (body) => body.length })
 
-  /** The posts of `slugs` (those still served: one removed meanwhile shows as deleted in the next delta). */
-  async function postsOf (slugs: readonly string[], query: ChangesQuery): Promise<Post[]> {
-    const postQuery = { fields: query.fields, formats: query.formats }
-    if (slugs.length <= LOOKUPS_AT_MOST) {
-      const posts = await Promise.all(slugs.map(async (slug) => await store.findPostBySlug(slug, postQuery)))
-      return posts.filter((post): post is Post => post !== undefined)
-    }
-    const wanted = new Set(slugs)
-    const posts: Post[] = []
-    for await (const batch of store.streamPosts(postQuery)) for (const post of batch) if (wanted.has(post.slug)) posts.push(post)
-    return posts
-  }
-
-  async function deltaBody (change: Change, query: ChangesQuery): Promise<Buffer> {
-    const upserted = await postsOf(change.upserted, query)
+  /** The body of `change`, whose posts must be those of `versions` (the state `change.until`), or MovedMeanwhile. */
+  async function deltaBody (change: Change, versions: RowVersions, query: ChangesQuery): Promise<Buffer> {
+    const read = change.upserted.length === 0 ? [] : await store.findVersionedPostsBySlugs(change.upserted, postQueryOf(query))
+    if (read.length !== change.upserted.length || read.some(({ post, version }) => versions.get(post.slug) !== version)) throw new MovedMeanwhile()
     return Buffer.from(`{"since":${JSON.stringify(change.since)},"until":${JSON.stringify(change.until)},` +
-      `"upserted":[${upserted.map((post) => JSON.stringify(post)).join(',')}],"deleted":${JSON.stringify(change.deleted)}}`)
+      `"upserted":[${read.map(({ post }) => JSON.stringify(post)).join(',')}],"deleted":${JSON.stringify(change.deleted)}}`)
   }
 
-  function wholeList (until: string, query: ChangesQuery): AsyncIterable<string> {
-    return textInChunks(store.streamPosts({ fields: query.fields, formats: query.formats }),
-      { text: (post) => JSON.stringify(post), open: `{"until":${JSON.stringify(until)},"upserted":[`, separator: ',', close: '],"deleted":[]}' })
+  async function delta (since: string, query: ChangesQuery, reply: FastifyReply): Promise<FastifyReply> {
+    const search = canonicalSearch(postQueryOf(query))
+    for (let tries = 1; ; tries++) {
+      await read(() => sync.current())
+      const change = sync.since(since)
+      const versions = change === undefined ? undefined : sync.versionsOf(change.until)
+      if (change === undefined || versions === undefined) break
+      try {
+        return await reply.send(await read(() => deltas.get(`${change.since}\n${change.until}\n${search}`, async () => await deltaBody(change, versions, query))))
+      } catch (err) {
+        if (!(err instanceof MovedMeanwhile)) throw err
+        if (tries === DELTA_TRIES) break
+      }
+    }
+    return sendProblem(reply, 'sync-expired', SYNC_EXPIRED_DETAIL)
+  }
+
+  /** Every post, then the token of the state they make up (known once they are all read). */
+  function wholeList (query: ChangesQuery): AsyncIterable<string> {
+    const versions = new Map<string, string>()
+    const text = ({ post, version }: VersionedPost): string => {
+      versions.set(post.slug, version)
+      return JSON.stringify(post)
+    }
+    const close = async (): Promise<string> => {
+      const until = stateToken(versions)
+      // Best effort: the answer is exact whatever happens here; a state this process could not
+      // observe now only costs the client a 410 and a new whole list at its next sync.
+      await sync.hold(until).catch(() => {})
+      return `],"deleted":[],"until":${JSON.stringify(until)}}`
+    }
+    return textInChunks(store.streamVersionedPosts(postQueryOf(query)), { text, open: '{"upserted":[', separator: ',', close })
   }
 
   async function changes (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const query = parseChangesQuery(request.url)
     await read(async () => { store.checkQuery(query) })
-    const until = await read(() => sync.current())
     if (wantsEventStream(request.headers.accept)) {
+      await read(() => sync.current())
       reply.hijack()
       const headers = Object.fromEntries(Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]))
       openEventStream(reply.raw, sync.hub, { from: resumeFrom(request.headers['last-event-id'], query.since), headers })
       return reply
     }
     reply.header('cache-control', 'no-store').header('content-type', JSON_CONTENT_TYPE)
-    if (query.since === undefined) {
-      const chunks = wholeList(until, query)[Symbol.asyncIterator]()
-      // The first rows are read before answering: a store failure is still a clean 503.
-      const first = await read(async () => await chunks.next())
-      return await reply.send(resumedStream(first.done === true ? [] : [first.value], chunks))
-    }
-    const change = sync.since(query.since)
-    if (change === undefined) return sendProblem(reply, 'sync-expired', SYNC_EXPIRED_DETAIL)
-    const search = canonicalSearch({ fields: query.fields, formats: query.formats })
-    return await reply.send(await read(() => deltas.get(`${change.since}\n${change.until}\n${search}`, () => deltaBody(change, query))))
+    if (query.since !== undefined) return await delta(query.since, query, reply)
+    const chunks = wholeList(query)[Symbol.asyncIterator]()
+    // The first rows are read before answering: a store failure is still a clean 503.
+    const first = await read(async () => await chunks.next())
+    return await reply.send(resumedStream(first.done === true ? [] : [first.value], chunks))
   }
 
   api.get(POSTS_CHANGES_PATH, { schema }, changes)

@@ -8,7 +8,7 @@ import { isComputedField, type ComputedField } from '../contract/formats.js'
 import type { ListQuery } from '../contract/list-query.js'
 import { computeFields } from '../render/computed-fields.js'
 import type { RenderCache } from '../render/render-cache.js'
-import { StoreQueryError, type KeyedPost, type Post, type PostStore } from '../store/store.js'
+import { StoreQueryError, type KeyedPost, type Post, type PostStore, type VersionedPost } from '../store/store.js'
 
 export interface RenderedStoreOptions {
   render: RenderCache
@@ -102,6 +102,14 @@ export function withRenderedContent (store: PostStore, { render, markdownColumns
       const { storeQuery, shape } = plan(query)
       const post = await store.findAnyPostBySlug(slug, storeQuery)
       return post === undefined ? undefined : shape(post)
+    },
+    streamVersionedPosts (query: ListQuery = {}) {
+      const { storeQuery, shape } = plan(query)
+      return shaped(store.streamVersionedPosts(storeQuery), ({ post, version }: VersionedPost) => ({ post: shape(post), version }))
+    },
+    async findVersionedPostsBySlugs (slugs: readonly string[], query: ListQuery = {}) {
+      const { storeQuery, shape } = plan(query)
+      return (await store.findVersionedPostsBySlugs(slugs, storeQuery)).map(({ post, version }) => ({ post: shape(post), version }))
     },
     async findPostsBySlugs (slugs: readonly string[], query: ListQuery = {}) {
       const { storeQuery, shape } = plan(query)

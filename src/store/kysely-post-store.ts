@@ -14,9 +14,9 @@ import { checkFilter, filterConditions, type DateCondition, type FilterColumns }
 import {
   StoreQueryError, StoreSchemaError, StoreUnavailableError,
   type ColumnInfo, type Dialect, type KeyedPost, type MigrateOptions, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert,
-  type StoreSearch, type UpsertOutcome
+  type StoreSearch, type UpsertOutcome, type VersionedPost
 } from './store.js'
-import { createSearchIndex, findSearchIndex, presentColumns, rankedMatches, rowsOfSlugs, SEARCH_ONLY_COLUMNS } from './store-search.js'
+import { findSearchIndex, presentColumns, rankedMatches, rowsOfSlugs, SEARCH_ONLY_COLUMNS } from './store-search.js'
 import type { SearchSettings } from '../search/compiled-search.js'
 import { sortHits } from '../search/memory-search-index.js'
 import { upsertPosts } from './upsert-posts.js'
@@ -24,7 +24,7 @@ import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
 import { createPublishingReads, NO_PUBLISHING_READS, type PublishingReads } from './publishing-reads.js'
-import { NO_ROW_VERSIONS, rowVersionReader, type RowVersionReader } from './row-versions.js'
+import { NO_ROW_VERSIONS, rowVersionReader, type RowVersionReader, type VersionedRead } from './row-versions.js'
 
 export class KyselyPostStore implements PostStore {
   readonly dialect: Dialect
@@ -113,8 +113,8 @@ export class KyselyPostStore implements PostStore {
   }
 
   /** One range of the list, in list order (or `orderBy`); `sortKeys`: with each row's exact sort value too (pages). */
-  #listQuery (list: ListQuery, order: ListOrder, range: RawBuilder<boolean> | undefined, sortKeys: boolean, orderBy = order.orderBy) {
-    let query = this.#select(list.fields)
+  #listQuery (list: ListQuery, order: ListOrder, range: RawBuilder<boolean> | undefined, sortKeys: boolean, orderBy = order.orderBy, version?: VersionedRead) {
+    let query = this.#select(version === undefined ? list.fields : version.fields, true, version)
     if (sortKeys && order.exact !== undefined) query = query.select(order.exact.as(SORT_KEY))
     for (const condition of filterConditions(list, this.#filterColumns)) query = query.where(condition)
     if (range !== undefined) query = query.where(range)
@@ -141,11 +141,11 @@ export class KyselyPostStore implements PostStore {
     return { ...(prev === undefined ? {} : { prev }), ...(next === undefined ? {} : { next }) }
   }
 
-  /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes. */
-  #select (fields: readonly string[] | undefined, applyRule = true) {
+  /** Every column, or those of `fields` in table order, whatever their order there: the same columns give the same bytes; and the row's version when `version` selects one. */
+  #select (fields: readonly string[] | undefined, applyRule = true, version?: VersionedRead) {
     const posts = applyRule ? this.#visiblePosts() : this.#db.selectFrom('posts')
-    if (fields === undefined && !this.#hidesColumns) return posts.selectAll()
-    return posts.select(this.#columns.filter((name) => fields === undefined || fields.includes(name)))
+    const columns = fields === undefined && !this.#hidesColumns ? posts.selectAll() : posts.select(this.#columns.filter((name) => fields === undefined || fields.includes(name)))
+    return version?.column === undefined ? columns : columns.select(version.column)
   }
 
   /** The rows of `posts` the publishing rule shows. */
@@ -165,12 +165,17 @@ export class KyselyPostStore implements PostStore {
     }
   }
 
-  async * #streamRows (query: ListQuery, sortKeys: boolean): AsyncIterable<ReadonlyArray<Record<string, unknown>>> {
+  async * streamVersionedPosts (query: PostQuery = {}): AsyncIterable<VersionedPost[]> {
+    const version = this.#rowVersions.versioned(query.fields)
+    for await (const rows of this.#streamRows(query, false, version)) yield rows.map((row) => version.of(row, this.#normalise))
+  }
+
+  async * #streamRows (query: ListQuery, sortKeys: boolean, version?: VersionedRead): AsyncIterable<ReadonlyArray<Record<string, unknown>>> {
     this.checkQuery(query)
     const order = this.#orderOf(query)
     try {
       for (const range of order.ranges(query.after)) {
-        yield * this.#spec.streamRows(this.#listQuery(query, order, range, sortKeys).compile())
+        yield * this.#spec.streamRows(this.#listQuery(query, order, range, sortKeys, order.orderBy, version).compile())
       }
     } catch (err) {
       throw this.#classify(err, 'failed while streaming', query.after)
@@ -197,6 +202,13 @@ export class KyselyPostStore implements PostStore {
     this.checkQuery(query)
     const rows = await rowsOfSlugs(slugs, async (batch) => await this.#read(() => this.#select(query.fields).where('slug', 'in', batch).execute()))
     return rows.map((row) => this.#normalise(row))
+  }
+
+  async findVersionedPostsBySlugs (slugs: readonly string[], query: PostQuery = {}): Promise<VersionedPost[]> {
+    this.checkQuery(query)
+    const version = this.#rowVersions.versioned(query.fields)
+    const rows = await rowsOfSlugs(slugs, async (batch) => await this.#read(() => this.#select(version.fields, true, version).where('slug', 'in', batch).execute()))
+    return rows.map((row) => version.of(row, this.#normalise))
   }
 
   async openSearchIndex (settings: SearchSettings): Promise<StoreSearch | undefined> {
@@ -248,11 +260,7 @@ export class KyselyPostStore implements PostStore {
   }
 
   async migrate ({ search }: MigrateOptions = {}): Promise<MigrateOutcome> {
-    const createDefaultTable = async (db: Kysely<Tables>): Promise<void> => {
-      await this.#spec.createDefaultTable(db)
-      if (search !== undefined) await createSearchIndex(db, this.dialect, presentColumns(search, (await this.#spec.describeColumns(db)).map((c) => c.name)))
-    }
-    return await migratePosts(this.#db, this.dialect, { createDefaultTable, trackView: async (db) => await this.#spec.trackView(db) })
+    return await migratePosts(this.#db, this.dialect, this.#spec, search)
   }
 
   async seed (): Promise<number> {

@@ -1,9 +1,12 @@
 // What `migrate` finds before it writes: whether `posts` is a table, a view or absent, and the
 // schema's tables, indexes and triggers, per dialect; so that it lists what it added, and on a
-// view touches only the change tracking of the tables it reads.
+// view touches only the change tracking of the tables it reads. Then what it writes: the default
+// table, and the search index when asked.
 import { sql, type Kysely } from 'kysely'
 import type { Dialect, MigrateOutcome } from './store.js'
 import type { DialectSpec, Tables } from './dialect-spec.js'
+import type { SearchSettings } from '../search/compiled-search.js'
+import { createSearchIndex, presentColumns } from './store-search.js'
 
 export type PostsObject = 'table' | 'view' | undefined
 
@@ -32,10 +35,11 @@ async function schemaObjects (db: Kysely<Tables>, dialect: Dialect): Promise<Set
 }
 
 /**
- * `migrate`: the default table when absent; what it adds to an existing table, listed (`index
- * posts_newest_first`…); on a view, change tracking on the tables it reads, and what that added.
+ * `migrate`: the default table when absent, and the search index when asked; what it adds to an
+ * existing table, listed (`index posts_newest_first`…); on a view, change tracking on the tables it
+ * reads, and what that added.
  */
-export async function migratePosts (db: Kysely<Tables>, dialect: Dialect, spec: Pick<DialectSpec, 'createDefaultTable' | 'trackView'>): Promise<MigrateOutcome> {
+export async function migratePosts (db: Kysely<Tables>, dialect: Dialect, spec: Pick<DialectSpec, 'createDefaultTable' | 'describeColumns' | 'trackView'>, search?: SearchSettings): Promise<MigrateOutcome> {
   const before = await describePostsObject(db, dialect)
   const had = before === undefined ? undefined : await schemaObjects(db, dialect)
   const added = async (): Promise<string[]> => [...await schemaObjects(db, dialect)].filter((entry) => had?.has(entry) === false).sort()
@@ -45,6 +49,8 @@ export async function migratePosts (db: Kysely<Tables>, dialect: Dialect, spec: 
     return { posts: 'view', tracking, added: await added() }
   }
   await spec.createDefaultTable(db)
+  // `migrate --search`: the store's search index too, over those of its columns the table has.
+  if (search !== undefined) await createSearchIndex(db, dialect, presentColumns(search, (await spec.describeColumns(db)).map((c) => c.name)))
   if (had === undefined) return { posts: 'created' }
   return { posts: 'table', added: await added() }
 }

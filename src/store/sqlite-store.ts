@@ -116,6 +116,8 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
         reader.defaultSafeIntegers(true)
         // One pass in index order gains nothing from a page cache: keep each stream's small.
         reader.pragma('cache_size = -256')
+        // A versioned read selects each row's digest too.
+        registerRowDigest(reader)
         const rows = reader.prepare(query.sql).iterate(...query.parameters) as IterableIterator<Record<string, unknown>>
         try {
           for (let batch = takeRows(rows); batch.length > 0; batch = takeRows(rows)) yield batch

@@ -28,6 +28,12 @@ export interface ColumnInfo {
   collation?: string | null
 }
 
+/** A post with the version of the row it was read from, read in the same statement (readRowVersions' version of that row). */
+export interface VersionedPost {
+  post: Post
+  version: string
+}
+
 /** A list query with its page size. */
 export type PageQuery = ListQuery & { readonly limit: number }
 
@@ -116,6 +122,14 @@ export interface PostStore {
    * engines or views without `xmin`) a digest of each row as served (src/sync/row-version.ts).
    */
   readRowVersions (): Promise<RowVersions>
+  /**
+   * As streamPosts (`fields` and `formats` only), each post with its row version read from the
+   * same row: sync labels an answer with the state of the very rows it carries, never with a
+   * state read before or after them (a writer may commit in between).
+   */
+  streamVersionedPosts (query?: PostQuery): AsyncIterable<readonly VersionedPost[]>
+  /** As findPostsBySlugs, each post with its row version read from the same row. */
+  findVersionedPostsBySlugs (slugs: readonly string[], query?: PostQuery): Promise<VersionedPost[]>
   /** As findPostBySlug, whatever the publishing rule says (a preview). */
   findAnyPostBySlug? (slug: string, query?: PostQuery): Promise<Post | undefined>
   /** Whether readChangeToken can answer (known after checkSchema). */

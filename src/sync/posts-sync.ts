@@ -45,6 +45,13 @@ export interface PostsSync {
   current: () => Promise<string>
   /** The change from `token` to the state last observed, or undefined when this process does not hold `token`. */
   since: (token: string) => Change | undefined
+  /** The row versions of the state last observed, when `token` names it (what a delta leading there must carry). */
+  versionsOf: (token: string) => RowVersions | undefined
+  /**
+   * Observes the state again unless `token` (the state of posts just read, after `current`) is
+   * held, so that a client's next `since` from it can be answered.
+   */
+  hold: (token: string) => Promise<void>
   /** Stops polling and ends every stream. */
   close: () => void
 }
@@ -107,6 +114,10 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
     hub,
     current,
     since: (token) => hub.log.since(token),
+    versionsOf: (token) => tracker.token === token ? tracker.versions : undefined,
+    async hold (token) {
+      if (hub.log.since(token) === undefined) await current()
+    },
     close () {
       closed = true
       stopPoll?.()

@@ -14,6 +14,8 @@ export interface Observation {
 export interface StateTracker {
   /** The token of the newest state observed. */
   readonly token: string | undefined
+  /** The row versions of the newest state observed. */
+  readonly versions: RowVersions | undefined
   /** Compares `versions` with the previous state; keeps `versions` (do not change it afterwards). */
   observe: (versions: RowVersions) => Observation
 }
@@ -37,6 +39,7 @@ export function createStateTracker (): StateTracker {
   let current: { token: string, versions: RowVersions } | undefined
   return {
     get token () { return current?.token },
+    get versions () { return current?.versions },
     observe (versions) {
       const token = stateToken(versions)
       const previous = current

@@ -50,6 +50,14 @@ export function createCountingStore (posts: readonly Post[]): CountingStore {
       reads++
       return new Map(posts.map((post) => [post.slug, rowVersion(post)]))
     },
+    async * streamVersionedPosts () {
+      reads++
+      for (let i = 0; i < posts.length; i += 2) yield posts.slice(i, i + 2).map((post) => ({ post, version: rowVersion(post) }))
+    },
+    async findVersionedPostsBySlugs (slugs) {
+      reads++
+      return posts.filter((post) => slugs.includes(post.slug)).map((post) => ({ post, version: rowVersion(post) }))
+    },
     async probe () {},
     async findPostBySlug (slug) {
       reads++
