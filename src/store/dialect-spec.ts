@@ -50,12 +50,17 @@ export interface DialectSpec {
   /** Whether the store has the change tracking readChangeToken needs; asked once, at checkSchema. */
   detectChangeTracking (db: Kysely<Tables>): Promise<boolean>
   /**
-   * A row's version computed by the store, as text, over `columns`: PostgreSQL's own `xmin`, a
-   * digest of the columns on MySQL/MariaDB (each poll then moves slugs and digests, not the
-   * rows). Used when a query selecting it from `posts` succeeds (a view or a compatible engine
-   * may lack `xmin`); else each row is read and digested here.
+   * A digest of a row's content computed by the store, as text, over `columns` (MySQL/MariaDB,
+   * SQLite): each poll then moves slugs and digests, not the rows. Used when a query selecting it
+   * from `posts` succeeds; else rowStamp, else each row is read and digested here.
    */
   rowVersion?: (columns: readonly ColumnInfo[]) => RawBuilder<string>
+  /**
+   * A value that moves on every write of a row, even one that leaves it as it was (PostgreSQL's
+   * `xmin`): says which rows to digest again (stamped-row-versions.ts). A view or a compatible
+   * engine may lack it.
+   */
+  rowStamp?: RawBuilder<string>
   /** See PostStore.poolStats. */
   poolStats?: () => PoolStats | undefined
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */

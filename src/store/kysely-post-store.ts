@@ -16,9 +16,8 @@ import {
   type ColumnInfo, type Dialect, type KeyedPost, type MigrateOptions, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert,
   type StoreSearch, type UpsertOutcome, type VersionedPost
 } from './store.js'
-import { findSearchIndex, presentColumns, rankedMatches, rowsOfSlugs, SEARCH_ONLY_COLUMNS } from './store-search.js'
+import { openStoreSearch, rowsOfSlugs, SEARCH_ONLY_COLUMNS } from './store-search.js'
 import type { SearchSettings } from '../search/compiled-search.js'
-import { sortHits } from '../search/memory-search-index.js'
 import { upsertPosts } from './upsert-posts.js'
 import { migratePosts } from './schema-objects.js'
 import type { PublishingOptions, PublishingState } from '../publishing/publishing-options.js'
@@ -82,7 +81,8 @@ export class KyselyPostStore implements PostStore {
     this.#tracksChanges = await this.#read(() => this.#spec.detectChangeTracking(this.#db))
     this.#columns = columns.map((c) => c.name)
     this.#published = createPublishingReads({ db: this.#db, dialect: this.dialect, columns, publishing: this.#publishing, read: async (query) => await this.#read(query) })
-    this.#rowVersions = await rowVersionReader({ db: this.#db, spec: this.#spec, columns, visible: () => this.#published.condition(), streamPosts: () => this.streamPosts(), read: async (query) => await this.#read(query) })
+    const served = { selectServed: () => this.#select(undefined), normalise: this.#normalise, streamPosts: () => this.streamPosts() }
+    this.#rowVersions = await rowVersionReader({ db: this.#db, spec: this.#spec, columns, visible: () => this.#published.condition(), ...served, read: async (query) => await this.#read(query) })
   }
 
   readNextScheduledInstant = async (): Promise<number | undefined> => await this.#published.readNextScheduledInstant()
@@ -212,14 +212,8 @@ export class KyselyPostStore implements PostStore {
   }
 
   async openSearchIndex (settings: SearchSettings): Promise<StoreSearch | undefined> {
-    const index = await this.#read(() => findSearchIndex(this.#db, this.dialect, presentColumns(settings, this.#columns)))
-    if (index === undefined) return undefined
-    const rankMatches: StoreSearch['rankMatches'] = async (search, filter) => {
-      checkFilter(filter, this.#filterColumns)
-      const query = rankedMatches(this.#visiblePosts(), index.compile(search), filterConditions(filter, this.#filterColumns))
-      return sortHits((await this.#read(() => query.execute())).map((row) => ({ slug: row.slug as string, rank: Number(row.search_rank) })))
-    }
-    return { name: index.name, rankMatches }
+    const reads = { db: this.#db, dialect: this.dialect, columns: this.#columns, visiblePosts: () => this.#visiblePosts(), filterColumns: this.#filterColumns }
+    return await openStoreSearch({ ...reads, read: async (query) => await this.#read(query) }, settings)
   }
 
   async countPosts (filter: ListFilter): Promise<number> {

@@ -139,7 +139,7 @@ const postgresSpec = (pool: pg.Pool, bounds: QueryBounds): DialectSpec => ({
     ? { key: sql`${sql.ref(name)} COLLATE "C"`, exact: sql.ref(name) }
     : { key: sql`${sql.ref(name)}::text COLLATE "C"`, exact: sql`${sql.ref(name)}::text` },
   // Every write of a row (UPDATE, INSERT, a restore) gives it the writing transaction's id.
-  rowVersion: () => sql<string>`xmin::text`,
+  rowStamp: sql<string>`xmin::text`,
   tagCondition ({ type = '' }) {
     // COALESCE: a NULL `tags` holds no tag, and `tag_not` negates this.
     if (type === 'jsonb') return (tag) => sql<boolean>`COALESCE(tags @> jsonb_build_array(${tag}::text), false)`

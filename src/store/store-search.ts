@@ -7,7 +7,9 @@ import { compileMysqlSearch, createMysqlSearchIndex, MYSQL_SEARCH_INDEX, MYSQL_T
 import { compilePostgresSearch, createPostgresSearchIndex, POSTGRES_SEARCH_COLUMN } from '../search/postgres-search.js'
 import type { SearchQuery } from '../contract/search-query.js'
 import { compileSqliteSearch, createSqliteSearchIndex, fts5Tokenizer, SQLITE_SEARCH_TABLE } from '../search/sqlite-search.js'
-import type { Dialect } from './store.js'
+import { sortHits } from '../search/memory-search-index.js'
+import { checkFilter, filterConditions, type FilterColumns } from './filter-conditions.js'
+import type { Dialect, StoreSearch } from './store.js'
 
 /** Columns the store adds for search and never serves (PostgreSQL's stored document). */
 export const SEARCH_ONLY_COLUMNS: readonly string[] = [POSTGRES_SEARCH_COLUMN]
@@ -68,6 +70,30 @@ export async function findSearchIndex (db: Kysely<any>, dialect: Dialect, settin
   if (columns.length > 1 && columns.includes('title') && !sameColumns(indexed(MYSQL_TITLE_INDEX), ['title'])) return undefined
   const limits = await readMysqlSearchLimits(db)
   return { name: `the FULLTEXT index ${MYSQL_SEARCH_INDEX}`, compile: (query) => compileMysqlSearch(query, settings, limits) }
+}
+
+export interface SearchReads {
+  db: Kysely<any>
+  dialect: Dialect
+  /** The columns of `posts` served. */
+  columns: readonly string[]
+  /** The rows the publishing rule shows now. */
+  visiblePosts: () => SelectQueryBuilder<any, 'posts', {}>
+  filterColumns: FilterColumns
+  /** The store's read wrapper (failures classified). */
+  read: <T>(query: () => Promise<T>) => Promise<T>
+}
+
+/** A search through the store's own index for `settings` (PostStore.openSearchIndex), or undefined when it has none for them. */
+export async function openStoreSearch (reads: SearchReads, settings: SearchSettings): Promise<StoreSearch | undefined> {
+  const index = await reads.read(() => findSearchIndex(reads.db, reads.dialect, presentColumns(settings, reads.columns)))
+  if (index === undefined) return undefined
+  const rankMatches: StoreSearch['rankMatches'] = async (search, filter) => {
+    checkFilter(filter, reads.filterColumns)
+    const query = rankedMatches(reads.visiblePosts(), index.compile(search), filterConditions(filter, reads.filterColumns))
+    return sortHits((await reads.read(() => query.execute())).map((row) => ({ slug: row.slug as string, rank: Number(row.search_rank) })))
+  }
+  return { name: index.name, rankMatches }
 }
 
 /** The slug and relevance of every row of `posts` (a select from it) that matches `search` and meets `conditions`. */

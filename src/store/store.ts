@@ -115,11 +115,11 @@ export interface PostStore {
    */
   readNeighbours? (slug: string): Promise<Neighbours | undefined>
   /**
-   * Slug → version of every post the list serves now (the publishing rule applied): a version
-   * moves whenever what a client would receive for that post may have. PostgreSQL answers its
-   * rows' `xmin` (one cheap query, exact: every write of a row gives it a new one), MySQL/MariaDB
-   * a digest of each row's columns computed by the server; SQLite (and PostgreSQL-compatible
-   * engines or views without `xmin`) a digest of each row as served (src/sync/row-version.ts).
+   * Slug → version of every post the list serves now (the publishing rule applied): a digest of
+   * the row's content, so a version moves exactly when what a client would receive for that post
+   * may have, and is the same in every process. MySQL/MariaDB and SQLite compute it in the query;
+   * PostgreSQL digests each row as served (src/sync/row-version.ts) again only when its `xmin`
+   * moved; views and compatible engines without `xmin`, every row as served.
    */
   readRowVersions (): Promise<RowVersions>
   /**

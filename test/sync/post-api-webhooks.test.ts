@@ -1,11 +1,8 @@
 // Webhooks from a post API over a real store: a commit is POSTed once, signed as the Standard
 // Webhooks library verifies (tampering and replays refused); a receiver failing gets retries on
-// the back-off (injected timers) and the metrics count them; a write that changes nothing sends
-// nothing.
+// the back-off (injected timers) and the metrics count them. (A write that changes nothing sends
+// nothing: unchanged-writes.test.ts, on every store.)
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { createProcessMetrics } from '../../src/ops/metrics.js'
@@ -17,44 +14,9 @@ import { createSeededSqlite, openTestStore } from '../helpers/databases.js'
 import { createManualTimers, type ManualTimers } from '../helpers/manual-timers.js'
 import { pollUntil } from '../helpers/poll.js'
 import { listen, silentLogger, type RunningApp } from '../helpers/tiers.js'
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`
-
-interface Delivery { headers: IncomingHttpHeaders, body: string }
-
-interface Receiver {
-  url: string
-  deliveries: Delivery[]
-  /** Answers the next requests with these statuses, then 204. */
-  failNext: (...statuses: number[]) => void
-  /** The next request. */
-  next: () => Promise<Delivery>
-}
-
-async function startReceiver (t: TestContext): Promise<Receiver> {
-  const deliveries: Delivery[] = []
-  const waiting: Array<(delivery: Delivery) => void> = []
-  const failures: number[] = []
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const delivery = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
-      deliveries.push(delivery)
-      res.writeHead(failures.shift() ?? 204).end()
-      waiting.shift()?.(delivery)
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.after(() => { server.closeAllConnections(); server.close() })
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    deliveries,
-    failNext: (...statuses) => failures.push(...statuses),
-    next: async () => await new Promise((resolve) => waiting.push(resolve))
-  }
-}
 
 interface Fixture { posts: RunningApp, timers: ManualTimers, receiver: Receiver, exec: (sql: string) => Promise<void>, scrape: () => Promise<string> }
 
@@ -115,18 +77,4 @@ test('a receiver answering 500 gets retries on the back-off until it accepts; th
   const text = await pollUntil('the delivery counted', async () => { const scraped = await scrape(); return /^blog_read_api_webhook_deliveries_total 1$/m.test(scraped) && scraped })
   assert.match(text, /^blog_read_api_webhook_failed_attempts_total 2$/m)
   assert.match(text, /^blog_read_api_webhook_pending 0$/m)
-})
-
-test('a write that changes nothing sends nothing', async (t) => {
-  const { posts, timers, receiver, exec } = await startWebhookPostApi(t)
-  // Rewrites the row as it was: the change token moves, no post's content does.
-  await exec('UPDATE posts SET title = title')
-  timers.advance(200)
-  await fetch(`${posts.url}/api/posts/changes`).then(async (response) => await response.arrayBuffer())
-  await exec("DELETE FROM posts WHERE slug = 'hello-world'")
-  const arrival = receiver.next()
-  timers.advance(200)
-  const { body } = await arrival
-  assert.deepEqual(JSON.parse(body).data.deleted, ['hello-world'])
-  assert.equal(receiver.deliveries.length, 1, 'the write that changed nothing sent nothing')
 })
