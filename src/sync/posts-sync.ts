@@ -4,15 +4,19 @@
 // Exact and cheap: the row versions are read again only when the posts version (the store's
 // change token, labelled with the next scheduled instant: src/contract/posts-version.ts) moved
 // since they were last read, so a delta or a poll between two commits costs one token read.
-// A store without a token (MySQL/MariaDB) reads them every time. The versions read after a token
-// are at least as new as it, so a state kept under a token is never older than the token says.
+// A store without a token (MySQL/MariaDB) reads every row's version; while it polls anyway, a
+// request reuses the state the last read found when that read started within the poll period
+// (an answer is then at most that old, as an event is at most that late), so requests add no
+// reads to the polls'. The versions read after a token are at least as new as it, so a state
+// kept under a token is never older than the token says.
 //
-// While someone follows the stream, or webhooks are configured, the state is polled: every
-// TOKEN_POLL_MS where the token is cheap, every `pollMs` (SYNC_POLL_MS) where each poll reads
-// every row.
+// While someone follows the stream, or webhooks are configured, the state is polled
+// (src/sync/poll-schedule.ts): every TOKEN_POLL_MS where the token is cheap, every `pollMs`
+// (SYNC_POLL_MS) where each poll reads every row.
 import { createCoalescer } from '../lib/coalescer.js'
 import type { Change } from './change.js'
 import { createChangeHub, type ChangeHub } from './change-hub.js'
+import { createPollSchedule } from './poll-schedule.js'
 import type { RowVersions } from './state-token.js'
 import { createStateTracker } from './state-tracker.js'
 import { realTimers, type Timers } from '../lib/timers.js'
@@ -38,11 +42,16 @@ export interface PostsSyncOptions {
   timers?: Timers
 }
 
+export interface CurrentOptions {
+  /** Read the state now, never reuse a poll's (a store without a change token). */
+  fresh?: boolean
+}
+
 export interface PostsSync {
   /** Every subscriber of the stream; its log answers the deltas. */
   readonly hub: ChangeHub
   /** The token of the state now, observing it (and what changed) when it moved. */
-  current: () => Promise<string>
+  current: (options?: CurrentOptions) => Promise<string>
   /** The change from `token` to the state last observed, or undefined when this process does not hold `token`. */
   since: (token: string) => Change | undefined
   /** The row versions of the state last observed, when `token` names it (what a delta leading there must carry). */
@@ -60,21 +69,29 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
   const timers = options.timers ?? realTimers
   const tracker = createStateTracker()
   const reads = createCoalescer<string>()
-  const pollMs = options.tracksChanges ? Math.min(TOKEN_POLL_MS, options.pollMs) : options.pollMs
   let known: { version: string, token: string } | undefined
+  // A store without a token: the state its last read of the versions found, and when it started.
+  let lastRead: { started: number, token: string } | undefined
   let subscribed = false
-  let closed = false
-  let stopPoll: (() => void) | undefined
+
+  const schedule = createPollSchedule({
+    periodMs: options.tracksChanges ? Math.min(TOKEN_POLL_MS, options.pollMs) : options.pollMs,
+    timers,
+    poll: async () => { await current({ fresh: true }).catch((err: unknown) => options.onPollError?.(err)) }
+  })
+  const polled = (): boolean => subscribed || options.alwaysPoll === true
 
   const hub = createChangeHub({
     timers,
     onActiveChange (active) {
       subscribed = active
-      schedulePoll()
+      schedule.setWanted(polled())
     }
   })
+  schedule.setWanted(polled())
 
   async function observe (version: string | undefined): Promise<string> {
+    const started = timers.now()
     const { token, change } = tracker.observe(await options.readRowVersions())
     if (hub.log.head === undefined) hub.reset(token)
     else if (change !== undefined) {
@@ -82,33 +99,17 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
       options.onChange?.(change)
     }
     if (version !== undefined) known = { version, token }
+    else lastRead = { started, token }
     return token
   }
 
-  async function current (): Promise<string> {
+  async function current ({ fresh = false }: CurrentOptions = {}): Promise<string> {
     const version = await options.version()
     if (version !== undefined && known?.version === version) return known.token
+    if (version === undefined && !fresh && polled() && lastRead !== undefined && timers.now() - lastRead.started < options.pollMs) return lastRead.token
     // One read of the versions at a time, in order (the tracker compares each with the last).
     return await reads.run('versions', async () => await observe(version))
   }
-
-  /** Polls start `pollMs` apart (a slow read shortens the wait after it), so an event follows a commit within `pollMs` and one read. */
-  function schedulePoll (delayMs = pollMs): void {
-    const wanted = !closed && (subscribed || options.alwaysPoll === true)
-    if (!wanted) {
-      stopPoll?.()
-      stopPoll = undefined
-    } else if (stopPoll === undefined) {
-      stopPoll = timers.setTimeout(() => {
-        const started = timers.now()
-        current().catch((err: unknown) => options.onPollError?.(err)).finally(() => {
-          stopPoll = undefined
-          schedulePoll(Math.max(0, pollMs - (timers.now() - started)))
-        })
-      }, delayMs)
-    }
-  }
-  schedulePoll()
 
   return {
     hub,
@@ -116,12 +117,10 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
     since: (token) => hub.log.since(token),
     versionsOf: (token) => tracker.token === token ? tracker.versions : undefined,
     async hold (token) {
-      if (hub.log.since(token) === undefined) await current()
+      if (hub.log.since(token) === undefined) await current({ fresh: true })
     },
     close () {
-      closed = true
-      stopPoll?.()
-      stopPoll = undefined
+      schedule.close()
       hub.close()
     }
   }
