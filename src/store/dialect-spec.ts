@@ -61,6 +61,11 @@ export interface DialectSpec {
    * engine may lack it.
    */
   rowStamp?: RawBuilder<string>
+  /**
+   * Whether a query runs to its end in the calling thread (better-sqlite3): a read of every row's
+   * version is then streamed, the event loop given back between batches, not read whole at once.
+   */
+  readonly synchronous?: boolean
   /** See PostStore.poolStats. */
   poolStats?: () => PoolStats | undefined
   /** See PostStore.readChangeToken; only called when detectChangeTracking said yes. */

@@ -55,6 +55,7 @@ function createSqliteSpec (database: Database.Database, filename: string): Diale
   registerRowDigest(database)
   return {
     dialect: 'sqlite',
+    synchronous: true,
     isUnavailable,
     rowVersion: (columns) => sql<string>`${sql.raw(SQLITE_ROW_DIGEST)}(${sql.join(columns.map(({ name }) => sql.ref(name)))})`,
     async describeColumns (db) {
