@@ -5,16 +5,18 @@
 // insert, update or delete moves them, even an update that changes no value) and the schema has
 // the same tables, functions and triggers. (pg_stat_user_tables would say it too, but a session
 // reports its counts up to a second after it wrote: a check on it passes a write it has not seen.)
+// On MySQL/MariaDB, each table's checksum and InnoDB's count of its modifications are the same.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { test, type TestContext } from 'node:test'
+import { createConnection } from 'mysql2/promise'
 import pg from 'pg'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
 import { testConfig } from '../helpers/config.js'
-import { openTestStore, postgresServer, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
+import { mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { openStreamClient } from '../helpers/sse-client.js'
 import { listen, silentLogger, startFront } from '../helpers/tiers.js'
@@ -103,4 +105,38 @@ function describeServer (name: string, server: TestServer, state: (database: Tes
   })
 }
 
+/**
+ * MySQL/MariaDB keeps no row version a read could compare: each table's checksum (any changed
+ * value changes it), the modifications InnoDB counts per table as they are made (MariaDB's
+ * INNODB_SYS_TABLESTATS, MySQL's INNODB_TABLESTATS), and the schema's tables, routines,
+ * triggers and events.
+ */
+async function mysqlState (database: TestDatabase): Promise<unknown> {
+  const connection = await createConnection({ uri: (database.location as { url: string }).url })
+  try {
+    const [schema] = await connection.query(`SELECT CONCAT('table ', TABLE_NAME) AS name, TABLE_TYPE AS type FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
+      UNION ALL SELECT CONCAT('routine ', ROUTINE_NAME), NULL FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()
+      UNION ALL SELECT CONCAT('trigger ', TRIGGER_NAME), NULL FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()
+      UNION ALL SELECT CONCAT('event ', EVENT_NAME), NULL FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE() ORDER BY name`) as [Array<{ name: string, type: string | null }>, unknown]
+    const checksums: Record<string, unknown> = {}
+    for (const { name, type } of schema) {
+      if (type !== 'BASE TABLE') continue
+      const [[row]] = await connection.query(`CHECKSUM TABLE \`${name.slice('table '.length)}\` EXTENDED`) as [Array<{ Checksum: unknown }>, unknown]
+      checksums[name] = row?.Checksum
+    }
+    let modified: unknown
+    for (const stats of ['INNODB_SYS_TABLESTATS', 'INNODB_TABLESTATS']) {
+      try {
+        [modified] = await connection.query(`SELECT NAME, MODIFIED_COUNTER FROM information_schema.${stats} WHERE NAME LIKE CONCAT(DATABASE(), '/%') ORDER BY NAME`)
+        break
+      } catch {}
+    }
+    assert.ok(Array.isArray(modified) && modified.length > 0, 'InnoDB counts the modifications of the posts table')
+    return { schema, checksums, modified }
+  } finally {
+    await connection.end()
+  }
+}
+
 describeServer('PostgreSQL', postgresServer, postgresState)
+describeServer('MySQL/MariaDB', mysqlServer, mysqlState)
