@@ -11,6 +11,7 @@
 import type { Change } from './change.js'
 import { createChangeLog, type ChangeLog } from './change-log.js'
 import { changeFrame, HEARTBEAT_FRAME, positionFrame, syncExpiredFrame } from './sse-frame.js'
+import { isStateToken } from './state-token.js'
 import { realTimers, type Timers } from '../lib/timers.js'
 
 /** What a subscriber's frames are written to: a node:http ServerResponse fits. */
@@ -51,11 +52,18 @@ export interface ChangeHub {
   reset: (token: string) => void
   /**
    * Adds a subscriber that holds the state `from` (its Last-Event-ID, or the `since` it asked
-   * for): it first gets the gap from there to the head as one event, or `sync-expired`; without
-   * `from`, an `id` naming the head. Before the hub has a head, it waits for one.
+   * for): it first gets the gap from there to the head as one event, or `sync-expired`, or at the
+   * head an `id` naming it (a relay learns where it is); without `from`, an `id` naming the head.
+   * Before the hub has a head, it waits for one.
    */
   subscribe: (sink: EventSink, from?: string) => Subscription
   readonly subscribers: number
+  /**
+   * While the hub has no head (a front that just started), the state its first subscriber that
+   * named a well-formed one holds: the relay resumes upstream from there, so that client gets its gap rather
+   * than `sync-expired` when the upstream still holds that state.
+   */
+  readonly waitingFrom: string | undefined
   /** Ends every stream and stops the heartbeat. */
   close: () => void
 }
@@ -154,10 +162,16 @@ export function createChangeHub (options: ChangeHubOptions = {}): ChangeHub {
         stopHeartbeat = timers.setTimeout(beat, heartbeatMs)
         options.onActiveChange?.(true)
       }
-      catchUp(subscriber)
+      if (from !== undefined && from === log.head) send(subscriber, positionFrame(from))
+      else catchUp(subscriber)
       return { close: () => remove(subscriber) }
     },
     get subscribers () { return subscribers.size },
+    get waitingFrom () {
+      if (log.head !== undefined) return undefined
+      for (const { position } of subscribers) if (position !== undefined && isStateToken(position)) return position
+      return undefined
+    },
     close () {
       for (const subscriber of [...subscribers]) {
         remove(subscriber)

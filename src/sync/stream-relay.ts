@@ -2,7 +2,8 @@
 // any number of the front's own subscribers. When the stream ends, fails, goes silent for longer
 // than a few heartbeats, or carries something that is not a change, it is opened again (through
 // `connect`, which may pick another upstream) from the hub's head, so nothing is missed: the
-// upstream answers the gap as one event, or `sync-expired`, which the hub passes on.
+// upstream answers the gap as one event, or `sync-expired`, which the hub passes on. A hub with
+// no head yet (a front just started) opens it from its first client's Last-Event-ID.
 import { parseChange } from './change.js'
 import type { ChangeHub } from './change-hub.js'
 import { DEFAULT_HEARTBEAT_MS } from './change-hub.js'
@@ -80,7 +81,9 @@ export function startRelay (options: RelayOptions): Relay {
     let received = false
     try {
       watch()
-      const body = await connect(hub.log.head, controller.signal)
+      // A hub with no head yet resumes from where its first client is: the upstream answers that
+      // client's gap when it still holds the state (after a restart of this front), else sync-expired.
+      const body = await connect(hub.log.head ?? hub.waitingFrom, controller.signal)
       const parser = createEventStreamParser(accept)
       for await (const chunk of body) {
         watch()

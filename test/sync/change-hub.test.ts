@@ -103,8 +103,9 @@ test('every subscriber, however it joins, stalls or lags, ends with exactly the 
             client.copy = new Set(states.get(event.lastEventId))
             client.token = event.lastEventId
           } else if (event.data === undefined) {
-            assert.equal(client.token, undefined, 'only a subscriber without a token is told its position')
-            client.copy = new Set(states.get(event.lastEventId))
+            // A position: where a subscriber without a token joined, or the head it resumed at.
+            if (client.token === undefined) client.copy = new Set(states.get(event.lastEventId))
+            else assert.equal(event.lastEventId, client.token, 'a subscriber with a token is told only that it is at the head')
             client.token = event.lastEventId
           } else {
             const change = JSON.parse(event.data) as Change
@@ -195,13 +196,21 @@ test('a subscriber that arrives before the first state waits for it', () => {
   const fresh = new FakeSink()
   const resuming = new FakeSink()
   hub.subscribe(fresh)
+  hub.subscribe(new FakeSink(), 'not a token')
+  assert.equal(hub.waitingFrom, undefined, 'only a well-formed token is resumed from')
   hub.subscribe(resuming, stateToken(new Map([['a', '1']])))
   assert.equal(fresh.written.length + resuming.written.length, 0)
+  assert.equal(hub.waitingFrom, stateToken(new Map([['a', '1']])), 'where a relay resumes upstream from')
   const token = stateToken(new Map())
   hub.reset(token)
+  assert.equal(hub.waitingFrom, undefined)
   assert.equal(fresh.text(), `id: ${token}\n\n`)
   assert.match(resuming.text(), new RegExp(`^id: ${token}\nevent: sync-expired\ndata: \\{"type":"urn:blog-read-api:problem:sync-expired","title":"Sync token expired","status":410,`))
   // A change that changes nothing reaches nobody.
   hub.publish({ since: token, until: token, upserted: [], deleted: [] })
   assert.equal(fresh.written.length, 1)
+  // Resuming at the head: told only that it is there.
+  const atHead = new FakeSink()
+  hub.subscribe(atHead, token)
+  assert.equal(atHead.text(), `id: ${token}\n\n`)
 })

@@ -1,7 +1,7 @@
 // The live change stream over real tiers on every store: an event follows a commit, at the post
 // API and at the front; the front holds one upstream stream whatever its number of clients and
-// resumes it on another upstream when one goes; a client resuming after a restart gets the gap
-// or `sync-expired`; a heartbeat comment every 15 s (injected timers).
+// resumes it on another upstream when one goes; a client resuming after a restart of the post API
+// or of the front gets the gap or `sync-expired`; a heartbeat comment every 15 s (injected timers).
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
@@ -120,6 +120,40 @@ test('the front resumes its one upstream stream on another upstream when one goe
   await database.exec(insert('after-failover'))
   const event = await client.waitFor((e) => e.data !== undefined)
   assert.deepEqual(changeOf(event.data).upserted, ['after-failover'])
+})
+
+test('a front that restarted resumes its client from its Last-Event-ID: the gap when the post API holds that state, else sync-expired', async (t) => {
+  const database = await sqliteServer.create()
+  t.after(() => database.drop())
+  await seedTestStore(database.location)
+  const posts = await startPostsApi(t, database)
+  const first = await startFront(new URL(posts.url))
+  const client = await follow(t, `${first.url}/api/changes`)
+  await client.waitFor((event) => event.lastEventId !== '')
+  await database.exec(insert('before-restart'))
+  const seen = await client.waitFor((e) => e.data !== undefined)
+  await first.app.close()
+  await client.ended
+
+  // Written while no front ran: the post API holds the client's state, and answers its gap.
+  await database.exec(insert('while-front-down'))
+  const second = await startFront(new URL(posts.url))
+  t.after(() => second.app.close())
+  const resumed = await follow(t, `${second.url}/api/changes`, { 'last-event-id': seen.lastEventId })
+  const gap = await resumed.waitFor((e) => e.data !== undefined || e.type === SYNC_EXPIRED_EVENT)
+  assert.equal(gap.type, 'message', 'the gap, not sync-expired')
+  assert.deepEqual(changeOf(gap.data), { since: seen.lastEventId, until: gap.lastEventId, upserted: ['while-front-down'], deleted: [] })
+  await database.exec(insert('after-restart'))
+  const live = await resumed.waitFor((e) => e.data !== undefined && e.lastEventId !== gap.lastEventId)
+  assert.deepEqual([changeOf(live.data).since, changeOf(live.data).upserted], [gap.lastEventId, ['after-restart']])
+  assert.equal(posts.streams(), 2, 'one upstream stream per front process')
+
+  // A state the post API does not hold: sync-expired naming the state to start again from.
+  const third = await startFront(new URL(posts.url))
+  t.after(() => third.app.close())
+  const stranger = await follow(t, `${third.url}/api/changes`, { 'last-event-id': 'A'.repeat(22) })
+  const expired = await stranger.waitFor((e) => e.type === SYNC_EXPIRED_EVENT)
+  assert.equal(expired.lastEventId, live.lastEventId)
 })
 
 test('a heartbeat comment every 15 s, at both tiers (injected timers)', async (t) => {
