@@ -17,7 +17,7 @@ export const SYNC_SETTINGS = {
     default: undefined,
     unset: 'no webhooks',
     help: 'post API: URLs POSTed a signed Standard Webhooks `posts.changed` per change, comma-separated (needs WEBHOOK_SECRET)',
-    doc: 'Post API: receivers, comma-separated, each POSTed one signed [Standard Webhooks](https://www.standardwebhooks.com/) `posts.changed` per change (`webhook-id` is the change\'s token: receivers drop the copies several processes send), retried with back-off for an hour when it fails. Needs `WEBHOOK_SECRET`. See [Webhooks](api.md#webhooks).',
+    doc: 'Post API: receivers, comma-separated, each POSTed one signed [Standard Webhooks](https://www.standardwebhooks.com/) `posts.changed` per change (`webhook-id` is the change\'s token: receivers drop the copies several processes send of the same change), retried with back-off for an hour when it fails. Needs `WEBHOOK_SECRET`. See [Webhooks](api.md#webhooks).',
     schema: webhookUrls.optional(),
     readBy: POSTS
   },
