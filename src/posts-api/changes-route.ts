@@ -56,8 +56,7 @@ export function registerChangesRoute (api: FastifyInstance, { sync, store, read,
   async function delta (since: string, query: ChangesQuery, reply: FastifyReply): Promise<FastifyReply> {
     const search = canonicalSearch(postQueryOf(query))
     for (let tries = 1; ; tries++) {
-      // A try after posts moved reads the state now, never a poll's.
-      await read(() => sync.current({ fresh: tries > 1 }))
+      await read(() => sync.current())
       const change = sync.since(since)
       const versions = change === undefined ? undefined : sync.versionsOf(change.until)
       if (change === undefined || versions === undefined) break

@@ -8,7 +8,7 @@ export const SYNC_SETTINGS = {
     value: 'MS',
     default: '1000',
     help: 'post API: between two reads of every row while the change stream or webhooks follow a store without a change token (MySQL/MariaDB)',
-    doc: 'Post API: while a client follows the change stream or webhooks are set, how often a store without a change token (MySQL/MariaDB) is read whole (every row\'s version) to find what changed: an event follows a commit within this time (reads start this long apart less the time a read takes), and a sync request meanwhile answers from the last read when it started within this time, instead of reading every row again. SQLite and PostgreSQL read their change token every 200 ms instead (within a second), and their rows only when it moved. See [Sync](api.md#sync-and-change-notifications).',
+    doc: 'Post API: while a client follows the change stream or webhooks are set, how often a store without a change token (MySQL/MariaDB) is read whole (every row\'s version) to find what changed: an event follows a commit within this time (reads start this long apart less the time a read takes). SQLite and PostgreSQL read their change token every 200 ms instead (within a second), and their rows only when it moved. See [Sync](api.md#sync-and-change-notifications).',
     schema: milliseconds(50),
     readBy: POSTS
   },

@@ -5,7 +5,7 @@
 // reads take half the period or more), rather than a period after the previous one ended, which
 // put the event a period plus a read after the commit (1,070 ms at the 99th percentile with a
 // 1,000 ms period and 70 ms reads of every row on MySQL/MariaDB).
-import type { Timers } from './timers.js'
+import type { Timers } from '../lib/timers.js'
 
 /** Reads whose time the next start allows for: a slow read is remembered for a few polls. */
 const RECENT_READS = 4

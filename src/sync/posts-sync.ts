@@ -4,11 +4,10 @@
 // Exact and cheap: the row versions are read again only when the posts version (the store's
 // change token, labelled with the next scheduled instant: src/contract/posts-version.ts) moved
 // since they were last read, so a delta or a poll between two commits costs one token read.
-// A store without a token (MySQL/MariaDB) reads every row's version; while it polls anyway, a
-// request reuses the state the last read found when that read started within the poll period
-// (an answer is then at most that old, as an event is at most that late), so requests add no
-// reads to the polls'. The versions read after a token are at least as new as it, so a state
-// kept under a token is never older than the token says.
+// A store without a token (MySQL/MariaDB) reads every row's version for each request, never
+// answering from a read that started before the request arrived (concurrent requests and polls
+// share one). The versions read after a token are at least as new as it, so a state kept under
+// a token is never older than the token says.
 //
 // While someone follows the stream, or webhooks are configured, the state is polled
 // (src/sync/poll-schedule.ts): every TOKEN_POLL_MS where the token is cheap, every `pollMs`
@@ -42,16 +41,11 @@ export interface PostsSyncOptions {
   timers?: Timers
 }
 
-export interface CurrentOptions {
-  /** Read the state now, never reuse a poll's (a store without a change token). */
-  fresh?: boolean
-}
-
 export interface PostsSync {
   /** Every subscriber of the stream; its log answers the deltas. */
   readonly hub: ChangeHub
   /** The token of the state now, observing it (and what changed) when it moved. */
-  current: (options?: CurrentOptions) => Promise<string>
+  current: () => Promise<string>
   /** The change from `token` to the state last observed, or undefined when this process does not hold `token`. */
   since: (token: string) => Change | undefined
   /** The row versions of the state last observed, when `token` names it (what a delta leading there must carry). */
@@ -70,14 +64,12 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
   const tracker = createStateTracker()
   const reads = createCoalescer<string>()
   let known: { version: string, token: string } | undefined
-  // A store without a token: the state its last read of the versions found, and when it started.
-  let lastRead: { started: number, token: string } | undefined
   let subscribed = false
 
   const schedule = createPollSchedule({
     periodMs: options.tracksChanges ? Math.min(TOKEN_POLL_MS, options.pollMs) : options.pollMs,
     timers,
-    poll: async () => { await current({ fresh: true }).catch((err: unknown) => options.onPollError?.(err)) }
+    poll: async () => { await current().catch((err: unknown) => options.onPollError?.(err)) }
   })
   const polled = (): boolean => subscribed || options.alwaysPoll === true
 
@@ -91,7 +83,6 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
   schedule.setWanted(polled())
 
   async function observe (version: string | undefined): Promise<string> {
-    const started = timers.now()
     const { token, change } = tracker.observe(await options.readRowVersions())
     if (hub.log.head === undefined) hub.reset(token)
     else if (change !== undefined) {
@@ -99,14 +90,12 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
       options.onChange?.(change)
     }
     if (version !== undefined) known = { version, token }
-    else lastRead = { started, token }
     return token
   }
 
-  async function current ({ fresh = false }: CurrentOptions = {}): Promise<string> {
+  async function current (): Promise<string> {
     const version = await options.version()
     if (version !== undefined && known?.version === version) return known.token
-    if (version === undefined && !fresh && polled() && lastRead !== undefined && timers.now() - lastRead.started < options.pollMs) return lastRead.token
     // One read of the versions at a time, in order (the tracker compares each with the last).
     return await reads.run('versions', async () => await observe(version))
   }
@@ -117,7 +106,7 @@ export function createPostsSync (options: PostsSyncOptions): PostsSync {
     since: (token) => hub.log.since(token),
     versionsOf: (token) => tracker.token === token ? tracker.versions : undefined,
     async hold (token) {
-      if (hub.log.since(token) === undefined) await current({ fresh: true })
+      if (hub.log.since(token) === undefined) await current()
     },
     close () {
       schedule.close()

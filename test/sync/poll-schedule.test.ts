@@ -71,7 +71,7 @@ test('reads taking half the period or more run back to back; unwanted, polling s
   schedule.close()
 })
 
-test('without a change token, while polling, requests reuse the state of a read started within the period; fresh ones read again', async () => {
+test('without a change token, every request reads the rows, polling or not: no answer is older than its request', async () => {
   const timers = createManualTimers(0)
   let reads = 0
   let versions = new Map([['a', '1']])
@@ -85,25 +85,24 @@ test('without a change token, while polling, requests reuse the state of a read 
   })
   const first = await sync.current()
   assert.equal(reads, 1)
+  // A commit between two polls shows in the next request, not in the next poll only.
   versions = new Map([['a', '2']])
   timers.advance(999)
   await settle()
-  assert.equal(await sync.current(), first, 'a state read 999 ms ago is reused')
-  assert.equal(reads, 1)
+  const second = await sync.current()
+  assert.notEqual(second, first, 'the request saw the commit made after the last read')
+  assert.equal(reads, 2)
   timers.advance(1)
   await settle()
-  assert.equal(reads, 2, 'the poll read the rows')
-  const polled = await sync.current()
-  assert.notEqual(polled, first)
-  assert.equal(reads, 2, 'the request reused the poll\'s state')
-  assert.equal(await sync.current({ fresh: true }), polled)
-  assert.equal(reads, 3, 'a fresh request read again')
+  assert.equal(reads, 3, 'the poll read the rows')
+  assert.equal(await sync.current(), second)
+  assert.equal(reads, 4)
   sync.close()
 
-  // Not polling (no subscriber, no webhook): every request reads.
+  // Not polling (no subscriber, no webhook): every request reads too.
   const idle = createPostsSync({ version: async () => undefined, readRowVersions: async () => { reads++; return versions }, tracksChanges: false, pollMs: 1000, timers })
   await idle.current()
   await idle.current()
-  assert.equal(reads, 5)
+  assert.equal(reads, 6)
   idle.close()
 })
