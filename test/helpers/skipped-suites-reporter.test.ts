@@ -13,7 +13,8 @@ import { skippedSuitesLine } from './skipped-suites-reporter.js'
 
 /** The environment without the variable by which Node's test runner tells a child it is one of its files. */
 function runnerFree (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { NODE_TEST_CONTEXT: _, ...rest } = env
+  // Nor the file this run's own line goes to (under npm test): the fixture's line goes to its stdout.
+  const { NODE_TEST_CONTEXT: _, SKIPPED_SUITES_FILE: __, ...rest } = env
   return rest
 }
 
