@@ -2,12 +2,8 @@
 // tampering and replays refused, failed deliveries retried for an hour of a manual clock, memory
 // bounded by folding, and a change that changes nothing sending nothing.
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
 import fc from 'fast-check'
-import { Webhook } from 'standardwebhooks'
 import { request } from 'undici'
 import type { Change } from '../../src/sync/change.js'
 import { stateToken } from '../../src/sync/state-token.js'
@@ -15,69 +11,7 @@ import { createStateTracker } from '../../src/sync/state-tracker.js'
 import { createWebhookSender, WEBHOOK_DEFAULTS, type AttemptOutcome, type WebhookSenderOptions } from '../../src/sync/webhook-sender.js'
 import { parseWebhookSecret, signWebhook } from '../../src/sync/webhook-signature.js'
 import { createManualTimers } from '../helpers/manual-timers.js'
-
-const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
-const KEY = parseWebhookSecret(SECRET)
-const library = new Webhook(SECRET)
-
-interface Received { headers: IncomingHttpHeaders, body: string }
-
-/** What the receiver answers the next request: a status, or 'hang' (never answers). */
-type Answer = number | 'hang' | { status: number, retryAfter: string }
-
-interface Receiver {
-  url: string
-  /** Every request, verified or not. */
-  requests: Received[]
-  /** Payloads that passed verification, once per webhook-id, in arrival order. */
-  accepted: Array<{ id: string, payload: { type: string, timestamp: string, data: Change & { cache_tags: string[], paths: string[] } } }>
-  answer: (answer: Answer) => void
-  /** Resolves at the next request's arrival. */
-  arrival: () => Promise<void>
-}
-
-/** A receiver as the specification asks one to be: verify, refuse stale timestamps, drop duplicate ids. */
-async function startReceiver (t: TestContext, verify = (body: string, headers: IncomingHttpHeaders) => library.verify(body, headers as Record<string, string>)): Promise<Receiver> {
-  let answer: Answer = 204
-  const arrivals: Array<() => void> = []
-  const seen = new Set<string>()
-  const receiver: Omit<Receiver, 'url'> = {
-    requests: [],
-    accepted: [],
-    answer: (next) => { answer = next },
-    arrival: () => new Promise((resolve) => arrivals.push(resolve))
-  }
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      receiver.requests.push({ headers: req.headers, body })
-      for (const arrived of arrivals.splice(0)) arrived()
-      if (answer === 'hang') return
-      try {
-        verify(body, req.headers)
-      } catch {
-        res.writeHead(400).end()
-        return
-      }
-      const id = req.headers['webhook-id'] as string
-      if (typeof answer === 'number' && answer >= 200 && answer < 300 && !seen.has(id)) {
-        seen.add(id)
-        receiver.accepted.push({ id, payload: JSON.parse(body) })
-      }
-      if (typeof answer === 'object') res.writeHead(answer.status, { 'retry-after': answer.retryAfter }).end()
-      else res.writeHead(answer).end()
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.after(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  return { ...receiver, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` }
-}
+import { KEY, library, SECRET, startReceiver, type Received, type Receiver } from './verifying-receiver.js'
 
 /** The outcomes of attempts, awaited one at a time. */
 function attempts (): { onAttempt: (outcome: AttemptOutcome) => void, next: () => Promise<AttemptOutcome> } {
