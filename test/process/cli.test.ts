@@ -3,13 +3,14 @@
 // line runs in this process (runCliHere) wherever that shows the same; the built executable is
 // spawned where the process itself is under test (its exit, its streams, its signals).
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import Database from 'better-sqlite3'
-import { runCli, runCliHere, startCli, startClis } from '../helpers/cli.js'
+import { CLI, runCli, runCliHere, startCli, startClis } from '../helpers/cli.js'
 import { seedTestStore } from '../helpers/databases.js'
 import { freePort } from '../helpers/fake-upstream.js'
 import { get } from '../helpers/http.js'
@@ -198,4 +199,17 @@ describe('serving', () => {
       assert.equal(await posts.stop(), 0)
     }
   })
+})
+
+// The machine's own Node where it is a line the service does not run on (Debian's 20): the
+// executable still loads there, and says in one line which Node it needs.
+const MACHINE_NODE = '/usr/bin/node'
+const machineLine = existsSync(MACHINE_NODE) ? spawnSync(MACHINE_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim() : ''
+test('on Node 20, serve stops with one line naming the Node it needs, exit 1, no stack', {
+  skip: machineLine.startsWith('v20.') ? false : `${MACHINE_NODE} is not Node 20 (${machineLine === '' ? 'none' : machineLine})`
+}, () => {
+  const cwd = mkdtempSync(join(dir, 'node-20-'))
+  const { status, stderr } = spawnSync(MACHINE_NODE, [CLI, 'serve'], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 10_000 })
+  assert.equal(status, 1)
+  assertOneLine(stderr, /SQLite needs Node\.js 22\.14 or newer \(Node-API 10\); this is Node\.js v20\./)
 })
