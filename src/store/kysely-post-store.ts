@@ -16,7 +16,8 @@ import {
   type ColumnInfo, type Dialect, type KeyedPost, type MigrateOptions, type MigrateOutcome, type Page, type PageQuery, type PoolStats, type Post, type PostStore, type PostUpsert,
   type StoreSearch, type UpsertOutcome, type VersionedPost
 } from './store.js'
-import { openStoreSearch, rowsOfSlugs, SEARCH_ONLY_COLUMNS } from './store-search.js'
+import { openStoreSearch, SEARCH_ONLY_COLUMNS } from './store-search.js'
+import { rowsOfSlugs } from './rows-of-slugs.js'
 import type { SearchSettings } from '../search/compiled-search.js'
 import { upsertPosts } from './upsert-posts.js'
 import { migratePosts } from './schema-objects.js'

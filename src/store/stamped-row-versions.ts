@@ -8,7 +8,7 @@
 import type { RawBuilder } from 'kysely'
 import { rowVersion } from '../sync/row-version.js'
 import { digestedPost, VERSION_COLUMN, visibleRows, type RowVersionReader, type RowVersionSource } from './row-versions.js'
-import { rowsOfSlugs } from './store-search.js'
+import { rowsOfSlugs } from './rows-of-slugs.js'
 import type { Post } from './store.js'
 
 interface Digested {
