@@ -98,7 +98,7 @@ const randomPost = (search = '', few?: number) => ({ slugs, random }: RequestCon
   return repeat(() => ({ path: `/api/blog/${pick(random, choices)}${search}` }))
 }
 
-/** What `page` asks for, as the issue words it (the tiers put the fields in canonical order). */
+/** What `page` asks for: a page of 20 posts' slug, title and date (the tiers put the fields in canonical order). */
 export const PAGE_SIZE = 20
 export const PAGE_FIELDS = ['slug', 'title', 'published_at'] as const
 export const PAGE_PATH = `/api/blog?limit=${PAGE_SIZE}&fields=${PAGE_FIELDS.join(',')}`

@@ -255,7 +255,7 @@ export const SETTINGS = {
     value: 'on|off',
     default: 'off',
     help: "PostgreSQL: 'on' prepares the change-token query once per connection; never behind a transaction pooler such as PgBouncer",
-    doc: 'PostgreSQL: `on` prepares the change-token query once per connection and makes the statement time-out a connection parameter: one round trip instead of three per post read, and the change-token query\'s text is not sent each time. Only for a direct connection: behind PgBouncer (which refuses the connection parameter in any mode, so the post API stops at start-up) or any transaction pooler, leave it `off`. See "PostgreSQL behind PgBouncer" in the [README](../README.md#postgresql-behind-pgbouncer-and-on-replicas).',
+    doc: 'PostgreSQL: `on` prepares the change-token query once per connection and makes the statement time-out a connection parameter: one round trip instead of three per post read, and the change-token query\'s text is not sent each time. Only for a direct connection: behind PgBouncer (which refuses the connection parameter in any mode, so the post API stops at start-up) or any transaction pooler, leave it `off`. See [PostgreSQL behind PgBouncer, and on replicas](operations.md#postgresql-behind-pgbouncer-and-on-replicas).',
     schema: onOff,
     readBy: STORE
   },

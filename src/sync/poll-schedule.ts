@@ -11,7 +11,7 @@ import type { Timers } from '../lib/timers.js'
 const RECENT_READS = 4
 
 export interface PollSchedule {
-  /** Starts polling (the first read one period from now) or stops it; a read in flight ends first. */
+  /** Starts polling (the first read a period less the slowest recent read from now) or stops it; a read in flight ends first. */
   setWanted: (wanted: boolean) => void
   close: () => void
 }

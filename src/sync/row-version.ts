@@ -1,7 +1,8 @@
-// A row's version where the store has none of its own (SQLite, MySQL/MariaDB, PostgreSQL-
-// compatible engines without `xmin`): a digest of the row as the post API serves it, so a
-// version moves exactly when what a client would receive does, and every process computes the
-// same version for the same row.
+// A row's version computed in the post API: a digest of the row as it serves it, so a version
+// moves exactly when what a client would receive does, and every process computes the same
+// version for the same row. PostgreSQL's rows whose `xmin` moved are digested here
+// (src/store/stamped-row-versions.ts), and so is every row of a view or engine that answers no
+// `xmin`; SQLite and MySQL/MariaDB digest theirs in the query (src/store/row-versions.ts).
 import { createHash } from 'node:crypto'
 
 // 96 bits: a collision would hide one edit of one post, and needs some 2^48 versions of it.

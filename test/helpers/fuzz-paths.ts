@@ -5,7 +5,7 @@ import { createSlugValidator, DEFAULT_SLUG_PATTERN } from '../../src/contract/sl
 import { createRandom } from '../../bench/random.js'
 
 /** Hostile slug segments (encodings, dot segments, separators), as the slug segment goes on the wire (some raw, some encoded). */
-const TABLE_B_SEGMENTS: readonly string[] = [
+const HOSTILE_SEGMENTS: readonly string[] = [
   '', 'a%2Fb', 'hello-world%2F', '..', '.', '%2e%2e', '.%2e', '..%2F..%2Fadmin', '%2F%2Fevil.example%2Fx',
   'http:%2F%2Fevil', 'a%5C..%5C..', 'a\\..\\..', '%252F', 'a%00b', '%00', 'a\u0000b', 'a b', 'a\tb', 'café',
   '%zz', '%E0%A4%A', '%C0%AF', 'Hello-World', 'caf%C3%A9', 'cafe%CC%81', '%EF%BD%93%EF%BD%8C%EF%BD%95%EF%BD%87',
@@ -14,8 +14,8 @@ const TABLE_B_SEGMENTS: readonly string[] = [
   'hello-world', 'first-post', 'a_b', '100%25'
 ]
 
-/** Whole targets of table (b) that are not `/api/blog/<segment>`. */
-const TABLE_B_TARGETS: readonly string[] = [
+/** Whole hostile targets that are not `/api/blog/<segment>`. */
+const HOSTILE_TARGETS: readonly string[] = [
   '/API/BLOG/hello', 'http://evil.example/api/blog/hello-world', '/api/blog/a/b', '/api/blog//', `/api/blog/${'a'.repeat(20_000)}`
 ]
 
@@ -52,12 +52,12 @@ function percentEncode (bytes: Buffer, { mode, hex, double, seed }: Encoding): B
 
 const validSlug = fc.stringMatching(DEFAULT_SLUG_PATTERN, { size: 'small' }).filter((s) => s.length <= 200)
 
-/** The bytes of the slug segment before encoding, from every source the issue names. */
+/** The bytes of the slug segment before encoding: web segments, binary strings, raw bytes, the hostile segments, valid slugs and near misses. */
 const segmentSource: fc.Arbitrary<Buffer> = fc.oneof(
   { weight: 3, arbitrary: fc.webSegment().map((s) => Buffer.from(s, 'utf8')) },
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }).map((s) => Buffer.from(s, 'utf8')) },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 24 }).map((a) => Buffer.from(a)) },
-  { weight: 2, arbitrary: fc.constantFrom(...TABLE_B_SEGMENTS).map((s) => Buffer.from(s, 'utf8')) },
+  { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS).map((s) => Buffer.from(s, 'utf8')) },
   // Valid slugs, so that the relay path (hit, exact upstream path) is exercised often.
   { weight: 4, arbitrary: validSlug.map((s) => Buffer.from(s)) },
   // Near misses: upper case, dots, underscores, tildes, doubled or dangling hyphens.
@@ -83,11 +83,11 @@ const suffix = fc.oneof(
 
 /**
  * A request target, one character per byte (latin1, so counterexamples print readably):
- * mostly `/api/blog/<encoded segment>`, sometimes another route or a table (b) target.
+ * mostly `/api/blog/<encoded segment>`, sometimes another route or a hostile whole target.
  */
 export const requestTarget: fc.Arbitrary<string> = fc.oneof(
   { weight: 50, arbitrary: fc.tuple(prefix, segmentSource, encoding, suffix).map(([p, bytes, enc, s]) => Buffer.concat([Buffer.from(p), percentEncode(bytes, enc), Buffer.from(s)])) },
-  { weight: 1, arbitrary: fc.constantFrom(...TABLE_B_TARGETS).map((t) => Buffer.from(t)) }
+  { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_TARGETS).map((t) => Buffer.from(t)) }
 ).map((bytes) => bytes.toString('latin1'))
 
 /**

@@ -1,7 +1,7 @@
 // The sync polls on injected timers: reads start a fixed period apart, measured start to start,
 // with the slowest recent read's time inside the period, so a commit just after a read started
-// is seen by a read that ends within the period; and on a store without a change token, requests
-// reuse a poll's state younger than the period (fresh ones read again), so they add no reads.
+// is seen by a read that ends within the period; and on a store without a change token, every
+// request reads the rows (concurrent requests and polls share one read started after they arrived).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createPollSchedule } from '../../src/sync/poll-schedule.js'
