@@ -7,7 +7,7 @@
 // version: a writer may commit between learning the state and reading the posts, and a copy
 // labelled with a state it does not hold would stay wrong once the store came back to that state
 // (an edit undone, a post added and removed again), since the delta from there is then empty.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { POSTS_CHANGES_PATH, parseChangesQuery, type ChangesQuery } from '../sync/changes-query.js'
 import { canonicalSearch, type PostQuery } from '../contract/list-query.js'
 import { sendProblem } from '../http/app.js'
@@ -71,7 +71,7 @@ export function registerChangesRoute (api: FastifyInstance, { sync, store, read,
   }
 
   /** Every post, then the token of the state they make up (known once they are all read). */
-  function wholeList (query: ChangesQuery): AsyncIterable<string> {
+  function wholeList (query: ChangesQuery, log: FastifyBaseLogger): AsyncIterable<string> {
     const versions = new Map<string, string>()
     const text = ({ post, version }: VersionedPost): string => {
       versions.set(post.slug, version)
@@ -81,7 +81,9 @@ export function registerChangesRoute (api: FastifyInstance, { sync, store, read,
       const until = stateToken(versions)
       // Best effort: the answer is exact whatever happens here; a state this process could not
       // observe now only costs the client a 410 and a new whole list at its next sync.
-      await sync.hold(until).catch(() => {})
+      await sync.hold(until).catch((err: unknown) => {
+        log.warn({ err }, 'sync could not observe the state of the whole list it answered; a client syncing from it may get 410')
+      })
       return `],"deleted":[],"until":${JSON.stringify(until)}}`
     }
     return textInChunks(store.streamVersionedPosts(postQueryOf(query)), { text, open: '{"upserted":[', separator: ',', close })
@@ -99,7 +101,7 @@ export function registerChangesRoute (api: FastifyInstance, { sync, store, read,
     }
     reply.header('cache-control', 'no-store').header('content-type', JSON_CONTENT_TYPE)
     if (query.since !== undefined) return await delta(query.since, query, reply)
-    const chunks = wholeList(query)[Symbol.asyncIterator]()
+    const chunks = wholeList(query, request.log)[Symbol.asyncIterator]()
     // The first rows are read before answering: a store failure is still a clean 503.
     const first = await read(async () => await chunks.next())
     return await reply.send(resumedStream(first.done === true ? [] : [first.value], chunks))
