@@ -27,6 +27,11 @@ export class GateRefusedError extends Error {
 export interface ConcurrencyGate {
   /** Runs `task` when a turn is free; rejects with GateRefusedError, without running it, when none comes. */
   run: <T>(task: () => Promise<T>) => Promise<T>
+  /**
+   * Waits for a turn as `run` does, and resolves with what gives it back, for a turn held across
+   * something that is no one promise (a stream): the first call gives it back, later ones nothing.
+   */
+  enter: () => Promise<() => void>
   /** Tasks running now. */
   readonly running: number
   /** Tasks waiting now. */
@@ -71,15 +76,26 @@ export function createConcurrencyGate ({ limit, maxQueue, maxWaitMs, setTimeout 
     })
   }
 
+  async function enter (): Promise<() => void> {
+    await turn()
+    let held = true
+    return () => {
+      if (!held) return
+      held = false
+      release()
+    }
+  }
+
   return {
     async run (task) {
-      await turn()
+      const leave = await enter()
       try {
         return await task()
       } finally {
-        release()
+        leave()
       }
     },
+    enter,
     get running () {
       return running
     },

@@ -7,14 +7,20 @@
 // version: a writer may commit between learning the state and reading the posts, and a copy
 // labelled with a state it does not hold would stay wrong once the store came back to that state
 // (an edit undone, a post added and removed again), since the delta from there is then empty.
+//
+// A whole list keeps the slug and version of every post it sent until its last row (its token is
+// their digest), so at most MAX_WHOLE_LISTS stream at once per process; the next is refused.
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { POSTS_CHANGES_PATH, parseChangesQuery, type ChangesQuery } from '../sync/changes-query.js'
 import { canonicalSearch, type PostQuery } from '../contract/list-query.js'
+import { ProblemError } from '../contract/problems.js'
 import { sendProblem } from '../http/app.js'
 import { JSON_CONTENT_TYPE } from '../http/representation.js'
 import { createBuildCache } from '../lib/build-cache.js'
+import { createConcurrencyGate, GateRefusedError } from '../lib/concurrency-gate.js'
 import { resumedStream } from '../lib/resumed-stream.js'
 import { textInChunks } from '../lib/text-chunks.js'
+import { realTimers } from '../lib/timers.js'
 import type { PostStore, VersionedPost } from '../store/store.js'
 import type { Change } from '../sync/change.js'
 import { openEventStream, resumeFrom, wantsEventStream } from '../sync/event-stream.js'
@@ -27,6 +33,17 @@ const MAX_CACHED_DELTAS = 256
 const MAX_CACHED_DELTA_BYTES = 32 * 1024 * 1024
 /** Reads of a delta's posts, each after observing the state again, before a writer that keeps moving them gets 410. */
 const DELTA_TRIES = 3
+
+/**
+ * Whole lists streaming at once per process: 4. Each holds the slug and version of every post it
+ * sent until its last row, 125 to 200 bytes a post (12 to 20 MB on 100,000 posts), so four hold
+ * at most 80 MB (8 MB on the 10,000 posts sync is made for). They share one event loop, so a
+ * fifth at once would end no sooner than after them; and a client needs one only to start or
+ * after a 410, so more at once is a flood, which a refusal costs nothing.
+ */
+export const MAX_WHOLE_LISTS = 4
+/** Retry-After of a refused whole list: a list of 10,000 posts takes about a tenth of a second of the post API. */
+export const WHOLE_LIST_RETRY_AFTER_S = 1
 
 /** The posts read for a delta were not those of the state it leads to: a writer committed meanwhile. */
 class MovedMeanwhile extends Error {}
@@ -44,6 +61,8 @@ const postQueryOf = (query: ChangesQuery): PostQuery => ({ fields: query.fields,
 
 export function registerChangesRoute (api: FastifyInstance, { sync, store, read, schema }: ChangesRouteOptions): void {
   const deltas = createBuildCache<Buffer>({ max: MAX_CACHED_DELTAS, maxBytes: MAX_CACHED_DELTA_BYTES, sizeOf: (body) => body.length })
+  // No queue: a turn is held for a whole stream, far longer than any client should wait for one.
+  const wholeLists = createConcurrencyGate({ limit: MAX_WHOLE_LISTS, maxQueue: 0, maxWaitMs: 0, setTimeout: realTimers.setTimeout })
 
   /** The body of `change`, whose posts must be those of `versions` (the state `change.until`), or MovedMeanwhile. */
   async function deltaBody (change: Change, versions: RowVersions, query: ChangesQuery): Promise<Buffer> {
@@ -101,10 +120,30 @@ export function registerChangesRoute (api: FastifyInstance, { sync, store, read,
     }
     reply.header('cache-control', 'no-store').header('content-type', JSON_CONTENT_TYPE)
     if (query.since !== undefined) return await delta(query.since, query, reply)
+    const leave = await wholeListTurn()
     const chunks = wholeList(query, request.log)[Symbol.asyncIterator]()
-    // The first rows are read before answering: a store failure is still a clean 503.
-    const first = await read(async () => await chunks.next())
-    return await reply.send(resumedStream(first.done === true ? [] : [first.value], chunks))
+    let first
+    try {
+      // The first rows are read before answering: a store failure is still a clean 503.
+      first = await read(async () => await chunks.next())
+    } catch (err) {
+      leave()
+      throw err
+    }
+    const stream = resumedStream(first.done === true ? [] : [first.value], chunks)
+    // Closed once it ended, failed, or was destroyed because the client left: its rows are let go.
+    stream.once('close', leave)
+    return await reply.send(stream)
+  }
+
+  /** A turn of the whole lists, or their refusal as the problem it is answered with. */
+  async function wholeListTurn (): Promise<() => void> {
+    try {
+      return await wholeLists.enter()
+    } catch (err) {
+      if (!(err instanceof GateRefusedError)) throw err
+      throw new ProblemError('overloaded', `Too many whole lists are being sent (at most ${MAX_WHOLE_LISTS} at once); try again shortly.`, { cause: err, retryAfter: WHOLE_LIST_RETRY_AFTER_S })
+    }
   }
 
   api.get(POSTS_CHANGES_PATH, { schema }, changes)
