@@ -54,7 +54,7 @@ export interface ChangeHub {
    * Adds a subscriber that holds the state `from` (its Last-Event-ID, or the `since` it asked
    * for): it first gets the gap from there to the head as one event, or `sync-expired`, or at the
    * head an `id` naming it (a relay learns where it is); without `from`, an `id` naming the head.
-   * Before the hub has a head, it waits for one.
+   * Before the hub has a head, it waits for one, then is sent the same.
    */
   subscribe: (sink: EventSink, from?: string) => Subscription
   readonly subscribers: number
@@ -70,8 +70,10 @@ export interface ChangeHub {
 
 interface Subscriber {
   sink: EventSink
-  /** The state the frames sent so far leave the client in; undefined: a new subscriber told nothing yet. */
+  /** The state the frames sent so far leave the client in (at first, the one it resumes from). */
   position: string | undefined
+  /** Whether it was sent a frame naming its position: one that resumed at the head is told it is there. */
+  told: boolean
   stalled: boolean
   stalledBeats: number
 }
@@ -115,9 +117,12 @@ export function createChangeHub (options: ChangeHubOptions = {}): ChangeHub {
 
   function catchUp (subscriber: Subscriber): void {
     const head = log.head
-    if (subscriber.stalled || head === undefined || subscriber.position === head) return
-    const frame = frameFrom(subscriber.position, head)
+    if (subscriber.stalled || head === undefined || (subscriber.position === head && subscriber.told)) return
+    // At the head but told nothing yet (it resumed there, perhaps before the hub had a head, as
+    // at a front that just restarted): an `id` naming it, as for one that named no state.
+    const frame = frameFrom(subscriber.position === head ? undefined : subscriber.position, head)
     subscriber.position = head
+    subscriber.told = true
     send(subscriber, frame)
   }
 
@@ -156,14 +161,13 @@ export function createChangeHub (options: ChangeHubOptions = {}): ChangeHub {
       logMoved()
     },
     subscribe (sink, from) {
-      const subscriber: Subscriber = { sink, position: from, stalled: false, stalledBeats: 0 }
+      const subscriber: Subscriber = { sink, position: from, told: false, stalled: false, stalledBeats: 0 }
       subscribers.add(subscriber)
       if (subscribers.size === 1) {
         stopHeartbeat = timers.setTimeout(beat, heartbeatMs)
         options.onActiveChange?.(true)
       }
-      if (from !== undefined && from === log.head) send(subscriber, positionFrame(from))
-      else catchUp(subscriber)
+      catchUp(subscriber)
       return { close: () => remove(subscriber) }
     },
     get subscribers () { return subscribers.size },

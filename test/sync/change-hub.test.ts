@@ -193,18 +193,21 @@ test('a subscriber stalled for four heartbeats is disconnected; the others keep 
 
 test('a subscriber that arrives before the first state waits for it', () => {
   const hub = createChangeHub({ timers: createManualTimers() })
+  const token = stateToken(new Map())
   const fresh = new FakeSink()
   const resuming = new FakeSink()
+  const atFirstState = new FakeSink()
   hub.subscribe(fresh)
   hub.subscribe(new FakeSink(), 'not a token')
   assert.equal(hub.waitingFrom, undefined, 'only a well-formed token is resumed from')
   hub.subscribe(resuming, stateToken(new Map([['a', '1']])))
-  assert.equal(fresh.written.length + resuming.written.length, 0)
+  hub.subscribe(atFirstState, token)
+  assert.equal(fresh.written.length + resuming.written.length + atFirstState.written.length, 0)
   assert.equal(hub.waitingFrom, stateToken(new Map([['a', '1']])), 'where a relay resumes upstream from')
-  const token = stateToken(new Map())
   hub.reset(token)
   assert.equal(hub.waitingFrom, undefined)
   assert.equal(fresh.text(), `id: ${token}\n\n`)
+  assert.equal(atFirstState.text(), `id: ${token}\n\n`, 'one that waited at what became the head is told it is there')
   assert.match(resuming.text(), new RegExp(`^id: ${token}\nevent: sync-expired\ndata: \\{"type":"urn:blog-read-api:problem:sync-expired","title":"Sync token expired","status":410,`))
   // A change that changes nothing reaches nobody.
   hub.publish({ since: token, until: token, upserted: [], deleted: [] })

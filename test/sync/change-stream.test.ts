@@ -1,7 +1,8 @@
 // The live change stream over real tiers on every store: an event follows a commit, at the post
 // API and at the front; the front holds one upstream stream whatever its number of clients and
 // resumes it on another upstream when one goes; a client resuming after a restart of the post API
-// or of the front gets the gap or `sync-expired`; a heartbeat comment every 15 s (injected timers).
+// or of the front gets the gap or `sync-expired`, or at the head an `id:` alone naming it; a
+// heartbeat comment every 15 s (injected timers).
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'
@@ -154,6 +155,28 @@ test('a front that restarted resumes its client from its Last-Event-ID: the gap 
   const stranger = await follow(t, `${third.url}/api/changes`, { 'last-event-id': 'A'.repeat(22) })
   const expired = await stranger.waitFor((e) => e.type === SYNC_EXPIRED_EVENT)
   assert.equal(expired.lastEventId, live.lastEventId)
+})
+
+test('a front that restarted tells its client resuming at the head where it is, with an id alone, then sends the next change', async (t) => {
+  const database = await sqliteServer.create()
+  t.after(() => database.drop())
+  await seedTestStore(database.location)
+  const posts = await startPostsApi(t, database)
+  const first = await startFront(new URL(posts.url))
+  const client = await follow(t, `${first.url}/api/changes`)
+  const joined = await client.waitFor((event) => event.lastEventId !== '')
+  await first.app.close()
+  await client.ended
+
+  // Nothing written meanwhile: the client is at the head the post API holds.
+  const second = await startFront(new URL(posts.url))
+  t.after(() => second.app.close())
+  const resumed = await follow(t, `${second.url}/api/changes`, { 'last-event-id': joined.lastEventId })
+  const told = await pollUntil('the client is told where it is', () => resumed.events.find((event) => event.lastEventId !== ''))
+  assert.deepEqual([told.lastEventId, told.data], [joined.lastEventId, undefined])
+  await database.exec(insert('after-restart'))
+  const live = await resumed.waitFor((event) => event.data !== undefined)
+  assert.deepEqual([changeOf(live.data).since, changeOf(live.data).upserted], [joined.lastEventId, ['after-restart']])
 })
 
 test('a heartbeat comment every 15 s, at both tiers (injected timers)', async (t) => {
