@@ -66,28 +66,40 @@ export interface TierOptions {
   beforeListen?: (tier: 'posts' | 'front', app: FastifyInstance) => void
 }
 
-/** Starts the post API over `store` and a front calling it; closing them closes the store too. */
+/**
+ * Starts the post API over `store` and a front calling it; closing them closes the store too, and
+ * so does a failure to start them (after closing what had started).
+ */
 export async function startTiers (store: PostStore, { settings = {}, now, beforeListen }: TierOptions = {}): Promise<Tiers> {
   const config = testConfig(settings)
-  const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, ...(now === undefined ? {} : { now }) }))
-  beforeListen?.('posts', postsApp)
-  const posts = await listen(postsApp)
-  const { cacheControl, cacheTagHeaders, feeds } = config
-  const frontApp = buildTestFront(new URL(posts.url), { cacheControl, cacheTagHeaders, feeds, ...(now === undefined ? {} : { now }) })
-  beforeListen?.('front', frontApp)
-  const front = await listen(frontApp)
-  return {
-    posts,
-    front,
-    close: async () => {
-      await front.app.close()
-      await posts.app.close()
-      await store.close()
-    }
+  const started: FastifyInstance[] = []
+  try {
+    const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, ...(now === undefined ? {} : { now }) }))
+    started.push(postsApp)
+    beforeListen?.('posts', postsApp)
+    const posts = await listen(postsApp)
+    const { cacheControl, cacheTagHeaders, feeds } = config
+    const frontApp = buildTestFront(new URL(posts.url), { cacheControl, cacheTagHeaders, feeds, ...(now === undefined ? {} : { now }) })
+    started.push(frontApp)
+    beforeListen?.('front', frontApp)
+    const front = await listen(frontApp)
+    return { posts, front, close: async () => { await closeAll(store, started) } }
+  } catch (err) {
+    await closeAll(store, started)
+    throw err
   }
 }
 
-/** Runs `run` against both tiers serving `store` (startTiers), then closes them, whatever `run` did. */
+/** Closes `apps`, the last started first, then `store`, whatever became of them. */
+async function closeAll (store: PostStore, apps: readonly FastifyInstance[]): Promise<void> {
+  try {
+    for (const app of [...apps].reverse()) await app.close()
+  } finally {
+    await store.close()
+  }
+}
+
+/** Runs `run` against both tiers serving `store` (startTiers: the store is closed too if they cannot start), then closes them, whatever `run` did. */
 export async function withTiers (store: PostStore, run: (tiers: Tiers) => Promise<void>): Promise<void> {
   const tiers = await startTiers(store)
   try {
@@ -100,6 +112,11 @@ export async function withTiers (store: PostStore, run: (tiers: Tiers) => Promis
 /** Both tiers over `database`, through a store opened for serving (as `posts-api` opens it). */
 export async function startTiersOn (database: TestDatabase): Promise<Tiers> {
   const store = await openTestStore(database.location)
-  await store.checkSchema()
+  try {
+    await store.checkSchema()
+  } catch (err) {
+    await store.close()
+    throw err
+  }
   return await startTiers(store)
 }

@@ -1,0 +1,46 @@
+// The tiers' helper leaves nothing behind when they cannot start: a front that fails to listen
+// leaves no post API listening, and the store is closed, through startTiers and withTiers alike.
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import type { PostStore } from '../../src/store/store.js'
+import { createSeededSqlite, openTestStore } from './databases.js'
+import { startTiers, withTiers } from './tiers.js'
+
+/** A store over a seeded database that counts its closes; `failing` names a property whose reading throws. */
+async function countingCloses (t: TestContext, failing?: keyof PostStore): Promise<{ store: PostStore, closes: () => number }> {
+  const database = await createSeededSqlite()
+  t.after(() => database.drop())
+  const opened = await openTestStore(database.location)
+  let closes = 0
+  const store = new Proxy(opened, {
+    get (target, name) {
+      if (name === failing) throw new Error(`${name} cannot be read`)
+      if (name === 'close') return async () => { closes++; await target.close() }
+      const value: unknown = Reflect.get(target, name, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+  })
+  return { store, closes: () => closes }
+}
+
+test('a front that cannot listen leaves no post API listening, and the store is closed', async (t) => {
+  const { store, closes } = await countingCloses(t)
+  let posts: FastifyInstance | undefined
+  await assert.rejects(startTiers(store, {
+    beforeListen (tier, app) {
+      if (tier === 'posts') posts = app
+      else app.addHook('onReady', async () => { throw new Error('the front cannot start') })
+    }
+  }), /the front cannot start/)
+  assert.equal(posts?.server.listening, false, 'the post API was closed')
+  assert.equal(closes(), 1)
+})
+
+test('withTiers closes the store when the tiers cannot start, and runs nothing', async (t) => {
+  const { store, closes } = await countingCloses(t, 'tracksChanges')
+  let ran = false
+  await assert.rejects(withTiers(store, async () => { ran = true }), /tracksChanges cannot be read/)
+  assert.equal(ran, false)
+  assert.equal(closes(), 1)
+})
