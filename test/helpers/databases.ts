@@ -133,3 +133,6 @@ export const mysqlServer: TestServer = serverFromEnv('TEST_MYSQL_URL', 'mysql://
     }
   }
 })
+
+/** Every store, each with the name its tests carry: `for (const [name, server] of SERVERS)`. */
+export const SERVERS: ReadonlyArray<readonly [string, TestServer]> = [['SQLite', sqliteServer], ['PostgreSQL', postgresServer], ['MySQL/MariaDB', mysqlServer]]

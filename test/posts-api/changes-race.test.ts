@@ -9,9 +9,10 @@ import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
 import type { Post, PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
-import { mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
+import { openTestStore, SERVERS, seedTestStore, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { assertProblem } from '../helpers/problem.js'
+import { getJson } from '../helpers/sync-posts-api.js'
 import { listen, silentLogger } from '../helpers/tiers.js'
 
 /** The reads of posts a route answers with (not the versions or the token that label them). */
@@ -56,13 +57,6 @@ function withWriterBeforeReads (store: PostStore): { store: PostStore, before: B
 }
 
 interface Copy { token: string, posts: Map<string, Post> }
-
-async function getJson (url: string): Promise<any> {
-  const response = await fetch(url)
-  const body = await response.json()
-  assert.equal(response.status, 200, JSON.stringify(body))
-  return body
-}
 
 const sorted = (posts: Iterable<Post>): Post[] => [...posts].sort((a, b) => a.slug < b.slug ? -1 : 1)
 
@@ -131,6 +125,4 @@ async function applyDelta (copy: Copy, changes: string): Promise<void> {
   copy.token = delta.until
 }
 
-describeRace('SQLite', sqliteServer)
-describeRace('PostgreSQL', postgresServer)
-describeRace('MySQL/MariaDB', mysqlServer)
+for (const [name, server] of SERVERS) describeRace(name, server)

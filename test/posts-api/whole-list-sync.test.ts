@@ -13,7 +13,7 @@ import type { StoreLocation } from '../../src/config.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
 import { StoreUnavailableError, type PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
-import { createSeededSqlite, mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestDatabase } from '../helpers/databases.js'
+import { createSeededSqlite, openTestStore, SERVERS, seedTestStore, type TestDatabase } from '../helpers/databases.js'
 import { logSink } from '../helpers/log-sink.js'
 import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -91,7 +91,7 @@ function clientsThatDoNotRead (t: TestContext): (port: number, path: string) => 
   }
 }
 
-for (const [name, server] of [['SQLite', sqliteServer], ['PostgreSQL', postgresServer], ['MySQL/MariaDB', mysqlServer]] as const) {
+for (const [name, server] of SERVERS) {
   test(`${name}: at most ${MAX_WHOLE_LISTS} whole lists stream at once, held by clients that do not read; the next is 503 overloaded; a client leaving gives its turn back`, { skip: server.skip }, async (t) => {
     // First, so that its clients leave first after the test: MySQL/MariaDB drops a database only
     // once no query reads it, and their lists' queries end when they do.

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { PostStore, VersionedPost } from '../../src/store/store.js'
-import { mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
+import { openTestStore, postgresServer, SERVERS, seedTestStore, type TestDatabase } from '../helpers/databases.js'
 
 async function streamed (store: PostStore, fields?: readonly string[]): Promise<VersionedPost[]> {
   const read: VersionedPost[] = []
@@ -34,7 +34,6 @@ async function checkVersionedReads (database: TestDatabase): Promise<void> {
   }
 }
 
-const SERVERS: Array<[string, TestServer]> = [['SQLite', sqliteServer], ['PostgreSQL', postgresServer], ['MySQL/MariaDB', mysqlServer]]
 for (const [name, server] of SERVERS) {
   test(`${name}: a versioned read gives each post its row's version, with or without fields`, { skip: server.skip }, async (t) => {
     const database = await server.create()

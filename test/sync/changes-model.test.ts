@@ -11,7 +11,7 @@ import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
 import type { Post, PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
-import { mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
+import { openTestStore, SERVERS, seedTestStore, type TestDatabase } from '../helpers/databases.js'
 import { listen, silentLogger, startTiers } from '../helpers/tiers.js'
 import { assertProblem } from '../helpers/problem.js'
 import { get } from '../helpers/http.js'
@@ -160,7 +160,6 @@ async function modelTest (t: TestContext, database: TestDatabase, publishedOnly:
   }
 }
 
-const SERVERS: Array<[string, TestServer]> = [['SQLite', sqliteServer], ['PostgreSQL', postgresServer], ['MySQL/MariaDB', mysqlServer]]
 for (const [name, server] of SERVERS) {
   for (const publishedOnly of [false, true]) {
     test(`${name}${publishedOnly ? ', PUBLISHED_ONLY' : ''}: applying each delta to a copy gives the current list, at both tiers`, { skip: server.skip }, async (t) => {

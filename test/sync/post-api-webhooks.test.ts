@@ -6,34 +6,23 @@ import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { createProcessMetrics } from '../../src/ops/metrics.js'
-import { buildPostsApp } from '../../src/posts-api/app.js'
-import { postsAppOptions } from '../../src/process/tier-options.js'
 import { parseWebhookSecret } from '../../src/sync/webhook-signature.js'
-import { testConfig } from '../helpers/config.js'
-import { createSeededSqlite, openTestStore } from '../helpers/databases.js'
-import { createManualTimers, type ManualTimers } from '../helpers/manual-timers.js'
+import { createSeededSqlite } from '../helpers/databases.js'
+import type { ManualTimers } from '../helpers/manual-timers.js'
 import { pollUntil } from '../helpers/poll.js'
-import { listen, silentLogger, type RunningApp } from '../helpers/tiers.js'
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
+import { getJson, startWebhookPostsApi, WEBHOOK_SECRET } from '../helpers/sync-posts-api.js'
+import type { Receiver } from '../helpers/webhook-receiver.js'
 
-const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`
-
-interface Fixture { posts: RunningApp, timers: ManualTimers, receiver: Receiver, exec: (sql: string) => Promise<void>, scrape: () => Promise<string> }
+interface Fixture { timers: ManualTimers, receiver: Receiver, exec: (sql: string) => Promise<void>, scrape: () => Promise<string> }
 
 async function startWebhookPostApi (t: TestContext): Promise<Fixture> {
   const database = await createSeededSqlite()
   t.after(() => database.drop())
-  const store = await openTestStore(database.location)
-  await store.checkSchema()
-  const receiver = await startReceiver(t)
-  const timers = createManualTimers()
   const metrics = createProcessMetrics()
-  const options = postsAppOptions(testConfig({ WEBHOOK_URLS: receiver.url, WEBHOOK_SECRET: SECRET }), { store, logger: silentLogger, metrics })
-  const posts = await listen(buildPostsApp({ ...options, sync: { ...options.sync, timers, webhookOptions: { random: () => 1 } } }))
-  t.after(async () => { await posts.app.close(); await store.close() })
+  const { changes, receiver, timers } = await startWebhookPostsApi(t, database, { metrics, webhookOptions: { random: () => 1 } })
   // The state before any write: observed now, so that the writes below are changes.
-  await fetch(`${posts.url}/api/posts/changes`).then(async (response) => await response.arrayBuffer())
-  return { posts, timers, receiver, exec: database.exec, scrape: async () => await metrics.scrape() }
+  await getJson(changes)
+  return { timers, receiver, exec: database.exec, scrape: async () => await metrics.scrape() }
 }
 
 test('a commit is one signed webhook; tampering and replays are refused', async (t) => {
@@ -42,7 +31,7 @@ test('a commit is one signed webhook; tampering and replays are refused', async 
   const arrival = receiver.next()
   timers.advance(200)
   const { headers, body } = await arrival
-  const library = new Webhook(SECRET)
+  const library = new Webhook(WEBHOOK_SECRET)
   const payload = library.verify(body, headers as Record<string, string>) as { type: string, data: Record<string, unknown> }
   assert.equal(payload.type, 'posts.changed')
   assert.deepEqual(payload.data.upserted, ['hello-world'])
@@ -53,7 +42,7 @@ test('a commit is one signed webhook; tampering and replays are refused', async 
   assert.throws(() => library.verify(body.replace('hello-world', 'other-post'), headers as Record<string, string>), 'a tampered body')
   const stale = { ...headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) } as unknown as Record<string, string>
   assert.throws(() => library.verify(body, stale), 'a replay an hour later')
-  assert.equal(parseWebhookSecret(SECRET).length, 32)
+  assert.equal(parseWebhookSecret(WEBHOOK_SECRET).length, 32)
 })
 
 test('a receiver answering 500 gets retries on the back-off until it accepts; the metrics count them', async (t) => {

@@ -4,43 +4,22 @@
 // naming the post as upserted since the state before.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildPostsApp } from '../../src/posts-api/app.js'
-import { postsAppOptions } from '../../src/process/tier-options.js'
-import { testConfig } from '../helpers/config.js'
-import { mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestServer } from '../helpers/databases.js'
-import { createManualTimers } from '../helpers/manual-timers.js'
+import { SERVERS, seedTestStore } from '../helpers/databases.js'
 import { openStreamClient } from '../helpers/sse-client.js'
-import { listen, silentLogger } from '../helpers/tiers.js'
-import { startReceiver } from '../helpers/webhook-receiver.js'
+import { getJson, startWebhookPostsApi } from '../helpers/sync-posts-api.js'
 
-const SECRET = `whsec_${Buffer.alloc(32, 5).toString('base64')}`
 const NOW = Date.parse('2026-03-01T12:00:00Z')
 const MINUTE = 60_000
 /** SYNC_POLL_MS's default: every store has polled once after it. */
 const POLL_MS = 1000
 
-async function getJson (url: string): Promise<any> {
-  const response = await fetch(url)
-  assert.equal(response.status, 200)
-  return await response.json()
-}
-
-const SERVERS: Array<[string, TestServer]> = [['SQLite', sqliteServer], ['PostgreSQL', postgresServer], ['MySQL/MariaDB', mysqlServer]]
 for (const [name, server] of SERVERS) {
   test(`${name}: a scheduled post's instant passing is an event and a webhook, with nothing written`, { skip: server.skip }, async (t) => {
     const database = await server.create()
     t.after(() => database.drop())
     await seedTestStore(database.location)
     let clock = NOW
-    const now = (): number => clock
-    const store = await openTestStore(database.location, { publishing: { publishedOnly: true, now } })
-    await store.checkSchema()
-    const receiver = await startReceiver(t)
-    const timers = createManualTimers(NOW)
-    const options = postsAppOptions(testConfig({ WEBHOOK_URLS: receiver.url, WEBHOOK_SECRET: SECRET }), { store, logger: silentLogger, now })
-    const posts = await listen(buildPostsApp({ ...options, sync: { ...options.sync, timers } }))
-    t.after(async () => { await posts.app.close(); await store.close() })
-    const changes = `${posts.url}/api/posts/changes`
+    const { changes, receiver, timers } = await startWebhookPostsApi(t, database, { publishing: { publishedOnly: true, now: () => clock }, startMs: NOW })
     const { until: before } = await getJson(changes)
     const stream = await openStreamClient(changes)
     t.after(() => stream.close())

@@ -3,39 +3,19 @@
 // and an empty delta naming the same state; the next real change starts from that state.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { buildPostsApp } from '../../src/posts-api/app.js'
-import { postsAppOptions } from '../../src/process/tier-options.js'
-import { testConfig } from '../helpers/config.js'
-import { mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestServer } from '../helpers/databases.js'
-import { createManualTimers } from '../helpers/manual-timers.js'
+import { SERVERS, seedTestStore } from '../helpers/databases.js'
 import { openStreamClient } from '../helpers/sse-client.js'
-import { listen, silentLogger } from '../helpers/tiers.js'
-import { startReceiver } from '../helpers/webhook-receiver.js'
+import { getJson, startWebhookPostsApi } from '../helpers/sync-posts-api.js'
 
-const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
 /** SYNC_POLL_MS's default: every store has polled once after it (the token-tracking ones every 200 ms). */
 const POLL_MS = 1000
 
-async function getJson (url: string): Promise<any> {
-  const response = await fetch(url)
-  assert.equal(response.status, 200)
-  return await response.json()
-}
-
-const SERVERS: Array<[string, TestServer]> = [['SQLite', sqliteServer], ['PostgreSQL', postgresServer], ['MySQL/MariaDB', mysqlServer]]
 for (const [name, server] of SERVERS) {
   test(`${name}: rows rewritten as they were send no webhook and no event, and the delta names the same state`, { skip: server.skip }, async (t) => {
     const database = await server.create()
     t.after(() => database.drop())
     await seedTestStore(database.location)
-    const store = await openTestStore(database.location)
-    await store.checkSchema()
-    const receiver = await startReceiver(t)
-    const timers = createManualTimers()
-    const options = postsAppOptions(testConfig({ WEBHOOK_URLS: receiver.url, WEBHOOK_SECRET: SECRET }), { store, logger: silentLogger })
-    const posts = await listen(buildPostsApp({ ...options, sync: { ...options.sync, timers } }))
-    t.after(async () => { await posts.app.close(); await store.close() })
-    const changes = `${posts.url}/api/posts/changes`
+    const { changes, receiver, timers } = await startWebhookPostsApi(t, database)
     const { until: before } = await getJson(changes)
     const stream = await openStreamClient(changes)
     t.after(() => stream.close())
