@@ -9,6 +9,8 @@ export interface ManualTimers extends Timers {
   next: () => boolean
   /** Timers pending now. */
   pending: () => number
+  /** Whether a pending timer falls due within `ms` from now. */
+  dueWithin: (ms: number) => boolean
 }
 
 export function createManualTimers (start = Date.now()): ManualTimers {
@@ -44,6 +46,7 @@ export function createManualTimers (start = Date.now()): ManualTimers {
       runUntil(first.at)
       return true
     },
-    pending: () => due.length
+    pending: () => due.length,
+    dueWithin: (ms) => due.some(({ at }) => at <= now + ms)
   }
 }

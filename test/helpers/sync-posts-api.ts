@@ -10,6 +10,7 @@ import type { WebhookSenderOptions } from '../../src/sync/webhook-sender.js'
 import { testConfig } from './config.js'
 import { openTestStore, type TestDatabase } from './databases.js'
 import { createManualTimers, type ManualTimers } from './manual-timers.js'
+import { pollUntil } from './poll.js'
 import { listen, silentLogger, type RunningApp } from './tiers.js'
 import { startReceiver, type Receiver } from './webhook-receiver.js'
 
@@ -22,6 +23,17 @@ export async function getJson (url: string): Promise<any> {
   const text = await response.text()
   assert.equal(response.status, 200, text)
   return JSON.parse(text)
+}
+
+/**
+ * Moves `timers` a poll period on once the poll before has ended. While a poll reads, the next is
+ * not scheduled: moving the clock then would start none, and the one scheduled when it ends would
+ * wait for a clock nobody moves again. Its next start being set (a timer due within the period:
+ * heartbeats and webhook time-outs are seconds away) says it has ended.
+ */
+export async function advanceAfterPoll (timers: ManualTimers, periodMs: number): Promise<void> {
+  await pollUntil('the poll before has ended', () => timers.dueWithin(periodMs))
+  timers.advance(periodMs)
 }
 
 export interface WebhookPostsApi {

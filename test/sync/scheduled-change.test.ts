@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SERVERS, seedTestStore } from '../helpers/databases.js'
 import { openStreamClient } from '../helpers/sse-client.js'
-import { getJson, startWebhookPostsApi } from '../helpers/sync-posts-api.js'
+import { advanceAfterPoll, getJson, startWebhookPostsApi } from '../helpers/sync-posts-api.js'
 
 const NOW = Date.parse('2026-03-01T12:00:00Z')
 const MINUTE = 60_000
@@ -27,12 +27,12 @@ for (const [name, server] of SERVERS) {
 
     const at = new Date(NOW + MINUTE).toISOString()
     await database.exec(`INSERT INTO posts (slug, title, content, tags, published_at) VALUES ('soon', 'Soon', 'Body', '[]', '${name.startsWith('MySQL') ? at.slice(0, 23).replace('T', ' ') : at}')`)
-    timers.advance(POLL_MS)
+    await advanceAfterPoll(timers, POLL_MS)
     assert.deepEqual(await getJson(`${changes}?since=${before}`), { since: before, until: before, upserted: [], deleted: [] }, 'hidden until its instant')
 
     clock += 2 * MINUTE
     const delivery = receiver.next()
-    timers.advance(POLL_MS)
+    await advanceAfterPoll(timers, POLL_MS)
     const { data } = JSON.parse((await delivery).body)
     assert.deepEqual([data.since, data.upserted, data.deleted], [before, ['soon'], []])
     const event = await stream.waitFor((e) => e.data !== undefined)

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SERVERS, seedTestStore } from '../helpers/databases.js'
 import { openStreamClient } from '../helpers/sse-client.js'
-import { getJson, startWebhookPostsApi } from '../helpers/sync-posts-api.js'
+import { advanceAfterPoll, getJson, startWebhookPostsApi } from '../helpers/sync-posts-api.js'
 
 /** SYNC_POLL_MS's default: every store has polled once after it (the token-tracking ones every 200 ms). */
 const POLL_MS = 1000
@@ -22,14 +22,14 @@ for (const [name, server] of SERVERS) {
     assert.equal((await stream.waitFor((event) => event.lastEventId !== '')).lastEventId, before)
 
     await database.exec('UPDATE posts SET title = title, content = content')
-    timers.advance(POLL_MS)
+    await advanceAfterPoll(timers, POLL_MS)
     assert.deepEqual(await getJson(`${changes}?since=${before}`), { since: before, until: before, upserted: [], deleted: [] })
     assert.equal((await getJson(changes)).until, before, 'the whole list names the same state')
 
     // The next change is the first thing sent, and starts from the state before the rewrite.
     await database.exec("DELETE FROM posts WHERE slug = 'hello-world'")
     const delivery = receiver.next()
-    timers.advance(POLL_MS)
+    await advanceAfterPoll(timers, POLL_MS)
     const { data } = JSON.parse((await delivery).body)
     assert.equal(data.since, before)
     assert.deepEqual([data.upserted, data.deleted], [[], ['hello-world']])
