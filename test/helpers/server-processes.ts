@@ -1,13 +1,17 @@
 // Server programs a test starts and stops itself (PgBouncer, a PostgreSQL replica), with their
 // files in a temporary folder. PostgreSQL and PgBouncer refuse to run as root: under root (CI),
 // they run as the `postgres` system user, which owns that folder. And what a test checks is left
-// of processes it started: whether one lives, what runs below it, whether a port still listens.
+// of processes it started: whether one lives, what runs below it, whether a port still listens;
+// and an npm script run as a supervisor runs it, stopped by a signal to npm.
+import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { accessSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { ROOT } from '../../scripts/dist-freshness.js'
 
 /** Why a suite that needs programs outside Node cannot run, and what turns it on (`what`): it fails in CI, and skips, saying so, elsewhere. */
 export function missing (what: string): string | false {
@@ -81,6 +85,59 @@ export function findExecutable (candidates: string[]): string | undefined {
       return false
     }
   })
+}
+
+export interface NpmScript {
+  pid: number
+  /** Everything it wrote to stdout and stderr so far. */
+  output: () => string
+  /** Resolves once its stdout matches `ready`; rejects when npm ends first. */
+  served: (ready: RegExp) => Promise<void>
+  /**
+   * Sends `signal` to npm, then checks that everything stopped by itself: npm exits 0 within
+   * `guardMs` (a guard, so that a script that ignores the signal fails rather than hanging the
+   * suite: not a measure of speed), and neither npm, nor a process of `below`, nor a listener
+   * on one of `ports` is left.
+   */
+  assertStopsOn: (signal: NodeJS.Signals, left: { guardMs: number, below: number[], ports: number[] }) => Promise<void>
+  /** Kills npm and `below` outright: only a test that failed leaves any. */
+  kill: (below: number[]) => void
+}
+
+/** `npm run --silent SCRIPT` in the repository, as a supervisor runs it, with `env` added. */
+export function startNpmScript (script: string, env: NodeJS.ProcessEnv): NpmScript {
+  const npm = spawn('npm', ['run', '--silent', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  npm.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  npm.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  const exited = once(npm, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+  const pid = npm.pid ?? 0
+  return {
+    pid,
+    output: () => output,
+    served: async (ready) => {
+      await new Promise<void>((resolve, reject) => {
+        const check = (): void => { if (ready.test(output)) resolve() }
+        npm.stdout.on('data', check)
+        exited.then(() => reject(new Error(`npm ended before serving: ${output}`)), reject)
+      })
+    },
+    async assertStopsOn (signal, { guardMs, below, ports }) {
+      npm.kill(signal)
+      const guard = new AbortController()
+      const [code, killedBy] = await Promise.race([exited, sleep(guardMs, undefined, { signal: guard.signal }).then(() => {
+        throw new Error(`npm was still running ${guardMs} ms after ${signal}: ${output}`)
+      })]).finally(() => guard.abort())
+      assert.deepEqual({ code, killedBy }, { code: 0, killedBy: null }, output)
+      assert.equal(alive(pid), false, 'npm has gone')
+      assert.deepEqual(below.filter(alive).map(commandLine), [], 'no process it started is left')
+      for (const port of ports) assert.ok(await portRefused(port), `port ${port} is free`)
+    },
+    kill (below) {
+      npm.kill('SIGKILL')
+      for (const child of below.filter(alive)) process.kill(child, 'SIGKILL')
+    }
+  }
 }
 
 interface Account { uid: number, gid: number }

@@ -4,17 +4,13 @@
 // temporary folder is gone. Needs Debian's haproxy (and curl); mandatory in CI. How long the demo
 // took to answer through HAProxy is reported, never asserted.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'node:test'
-import { ROOT } from '../../scripts/dist-freshness.js'
 import { assertBuilt } from '../helpers/built.js'
 import { describeOrSkip } from '../helpers/describe-or-skip.js'
 import { get } from '../helpers/http.js'
-import { alive, childrenOf, commandLine, descendantsOf, findExecutable, missing, portRefused } from '../helpers/server-processes.js'
+import { childrenOf, commandLine, descendantsOf, findExecutable, missing, startNpmScript } from '../helpers/server-processes.js'
 
 /** Where Debian puts the programs the demo runs (root's PATH has /usr/sbin, a user's may not). */
 const onPath = (name: string): string[] => [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin'].map((dir) => `${dir}/${name}`)
@@ -49,45 +45,26 @@ describeOrSkip('npm run demo:fleet stops on a signal to npm, leaving no process 
       const base = await freeBase()
       const ports = OFFSETS.map((offset) => base + offset)
       const started = performance.now()
-      const npm = spawn('npm', ['run', '--silent', 'demo:fleet'], { cwd: ROOT, env: { ...process.env, DEMO_PORT_BASE: String(base), SHUTDOWN_TIMEOUT_MS: '5000' }, stdio: ['ignore', 'pipe', 'pipe'] })
-      let output = ''
-      npm.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-      npm.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
-      const exited = once(npm, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+      const npm = startNpmScript('demo:fleet', { DEMO_PORT_BASE: String(base), SHUTDOWN_TIMEOUT_MS: '5000' })
       let below: number[] = []
       try {
-        await new Promise<void>((resolve, reject) => {
-          const check = (): void => { if (/Ctrl-C stops everything/.test(output)) resolve() }
-          npm.stdout.on('data', check)
-          exited.then(() => reject(new Error(`npm ended before the fleet served: ${output}`)), reject)
-        })
+        await npm.served(/Ctrl-C stops everything/)
         const answer = await get(`http://127.0.0.1:${base + 80}`, '/api/blog/hello-world')
         assert.equal(answer.status, 200, 'served through HAProxy')
         t.diagnostic(`answered through HAProxy ${(performance.now() - started).toFixed(0)} ms after npm was started`)
 
-        below = descendantsOf(npm.pid ?? 0)
-        assert.deepEqual(childrenOf(npm.pid ?? 0).map(commandLine), ['bash scripts/demo-fleet.sh'], 'npm starts the demo\'s script, no shell in between')
+        below = descendantsOf(npm.pid)
+        assert.deepEqual(childrenOf(npm.pid).map(commandLine), ['bash scripts/demo-fleet.sh'], 'npm starts the demo\'s script, no shell in between')
         assert.ok(below.length >= 5, `the fleet runs below npm: ${below.map(commandLine).join(' | ')}`)
-        const folder = /logs: +(\S+)\/logs\//.exec(output)?.[1] ?? ''
+        const folder = /logs: +(\S+)\/logs\//.exec(npm.output())?.[1] ?? ''
         assert.ok(existsSync(folder), `its temporary folder (${folder}) exists while it runs`)
 
-        npm.kill(signal)
-        // Not a measure of speed: a guard, so that a demo that ignores the signal fails here (and
-        // is killed below) rather than hanging the suite.
-        const guard = new AbortController()
-        const [code, killedBy] = await Promise.race([exited, sleep(EXIT_GUARD_MS, undefined, { signal: guard.signal }).then(() => {
-          throw new Error(`npm was still running ${EXIT_GUARD_MS} ms after ${signal}: ${output}`)
-        })]).finally(() => guard.abort())
-        assert.deepEqual({ code, killedBy }, { code: 0, killedBy: null }, output)
-        assert.doesNotMatch(output, /still running: killed/, 'every process drained and exited by itself')
-        assert.equal(alive(npm.pid ?? 0), false, 'npm has gone')
-        assert.deepEqual(below.filter(alive).map(commandLine), [], 'no process it started is left')
-        for (const port of ports) assert.ok(await portRefused(port), `port ${port} is free`)
+        await npm.assertStopsOn(signal, { guardMs: EXIT_GUARD_MS, below, ports })
+        assert.doesNotMatch(npm.output(), /still running: killed/, 'every process drained and exited by itself')
         assert.equal(existsSync(folder), false, 'its temporary folder is removed')
       } finally {
         // Only when the test failed: nothing of this run may outlive it.
-        npm.kill('SIGKILL')
-        for (const pid of below.filter(alive)) process.kill(pid, 'SIGKILL')
+        npm.kill(below)
       }
     })
   }
