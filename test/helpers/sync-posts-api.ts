@@ -12,10 +12,7 @@ import { openTestStore, type TestDatabase } from './databases.js'
 import { createManualTimers, type ManualTimers } from './manual-timers.js'
 import { pollUntil } from './poll.js'
 import { listen, silentLogger, type RunningApp } from './tiers.js'
-import { startReceiver, type Receiver } from './webhook-receiver.js'
-
-/** WEBHOOK_SECRET of these post APIs: what a receiver verifies their deliveries with. */
-export const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
+import { startReceiver, WEBHOOK_SECRET, type Receiver } from './webhook-receiver.js'
 
 /** The answer's JSON, failing unless it is a 200 (with the body in the message). */
 export async function getJson (url: string): Promise<any> {

@@ -10,8 +10,8 @@ import { parseWebhookSecret } from '../../src/sync/webhook-signature.js'
 import { createSeededSqlite } from '../helpers/databases.js'
 import type { ManualTimers } from '../helpers/manual-timers.js'
 import { pollUntil } from '../helpers/poll.js'
-import { getJson, startWebhookPostsApi, WEBHOOK_SECRET } from '../helpers/sync-posts-api.js'
-import type { Receiver } from '../helpers/webhook-receiver.js'
+import { getJson, startWebhookPostsApi } from '../helpers/sync-posts-api.js'
+import { WEBHOOK_SECRET, type Receiver } from '../helpers/webhook-receiver.js'
 
 interface Fixture { timers: ManualTimers, receiver: Receiver, exec: (sql: string) => Promise<void>, scrape: () => Promise<string> }
 

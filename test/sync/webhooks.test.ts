@@ -2,16 +2,23 @@
 // tampering and replays refused, failed deliveries retried for an hour of a manual clock, memory
 // bounded by folding, and a change that changes nothing sending nothing.
 import assert from 'node:assert/strict'
+import type { IncomingHttpHeaders } from 'node:http'
 import { test, type TestContext } from 'node:test'
 import fc from 'fast-check'
 import { request } from 'undici'
+import { Webhook } from 'standardwebhooks'
 import type { Change } from '../../src/sync/change.js'
 import { stateToken } from '../../src/sync/state-token.js'
 import { createStateTracker } from '../../src/sync/state-tracker.js'
 import { createWebhookSender, WEBHOOK_DEFAULTS, type AttemptOutcome, type WebhookSenderOptions } from '../../src/sync/webhook-sender.js'
 import { parseWebhookSecret, signWebhook } from '../../src/sync/webhook-signature.js'
 import { createManualTimers } from '../helpers/manual-timers.js'
-import { KEY, library, SECRET, startReceiver, type Received, type Receiver } from './verifying-receiver.js'
+import { startReceiver, WEBHOOK_SECRET, type Delivery, type Receiver } from '../helpers/webhook-receiver.js'
+
+const KEY = parseWebhookSecret(WEBHOOK_SECRET)
+const library = new Webhook(WEBHOOK_SECRET)
+/** A receiver as the specification asks one to be: verified by its library, stale timestamps refused, duplicate ids dropped. */
+const VERIFIED = { verify: (body: string, headers: IncomingHttpHeaders) => library.verify(body, headers as Record<string, string>) }
 
 /** The outcomes of attempts, awaited one at a time. */
 function attempts (): { onAttempt: (outcome: AttemptOutcome) => void, next: () => Promise<AttemptOutcome> } {
@@ -61,7 +68,7 @@ function sender (t: TestContext, options: Partial<WebhookSenderOptions> & Pick<W
 }
 
 test('a delivery carries the change in the Standard Webhooks shape, signed so that the specification\'s library accepts it', { timeout: 60_000 }, async (t) => {
-  const receiver = await startReceiver(t)
+  const receiver = await startReceiver(t, VERIFIED)
   const log = attempts()
   const { changes } = growingChanges(1)
   const change = changes[0] as Change
@@ -80,18 +87,18 @@ test('a delivery carries the change in the Standard Webhooks shape, signed so th
     cache_tags: ['posts', 'post-post-1'],
     paths: ['/api/blog', '/api/tags', '/feed.xml', '/feed.atom', '/feed.json', '/sitemap.xml', '/api/blog/post-1']
   })
-  assert.equal((receiver.requests[0] as Received).headers['content-type'], 'application/json')
+  assert.equal((receiver.deliveries[0] as Delivery).headers['content-type'], 'application/json')
   assert.deepEqual(webhooks.stats(), { delivered: 1, failedAttempts: 0, gaveUp: 0, folded: 0, pending: 0 })
 })
 
 test('the receiver refuses a tampered body, another secret, a stale timestamp, and drops a replayed id', { timeout: 60_000 }, async (t) => {
-  const receiver = await startReceiver(t)
+  const receiver = await startReceiver(t, VERIFIED)
   const { changes } = growingChanges(1)
   const change = changes[0] as Change
   const log = attempts()
   sender(t, { urls: [receiver.url], onAttempt: log.onAttempt }).send(change)
   await log.next()
-  const original = receiver.requests[0] as Received
+  const original = receiver.deliveries[0] as Delivery
   const replay = async (body: string, headers: Record<string, string>): Promise<number> =>
     (await request(receiver.url, { method: 'POST', body, headers })).statusCode
   const signed = (body: string, timestampS: number, keys = [KEY]): Record<string, string> => ({ ...signWebhook(keys, change.until, timestampS, body) })
@@ -116,14 +123,14 @@ test('signatures equal the library\'s for any id, time and body; several keys si
 })
 
 test('a webhook secret is whsec_ and base64 of 24 to 64 bytes; errors never echo it', () => {
-  assert.equal(parseWebhookSecret(SECRET).length, 32)
+  assert.equal(parseWebhookSecret(WEBHOOK_SECRET).length, 32)
   for (const bad of ['abc', `whsec_${'x'.repeat(31)}!`, `whsec_${Buffer.alloc(16).toString('base64')}`, `whsec_${Buffer.alloc(65).toString('base64')}`, 'whsec_', `whsec_${Buffer.alloc(32).toString('base64url')}-_`]) {
     assert.throws(() => parseWebhookSecret(bad), (err: Error) => err instanceof RangeError && !err.message.includes(bad.slice(6, 20) || '\0'), bad)
   }
 })
 
 test('a receiver answering 500 gets retries with doubling, jittered waits for an hour, each freshly signed, then the delivery is dropped', { timeout: 60_000 }, async (t) => {
-  const receiver = await startReceiver(t, () => {})
+  const receiver = await startReceiver(t)
   receiver.answer(500)
   const timers = createManualTimers()
   const log = attempts()
@@ -151,24 +158,24 @@ test('a receiver answering 500 gets retries with doubling, jittered waits for an
   }
   assert.ok(new Set(times.slice(1).map((time, i) => time - (times[i] as number))).size > 3, 'the waits are jittered')
   // Every attempt is signed at its own time: a receiver never sees an hour-old timestamp.
-  receiver.requests.forEach(({ headers, body }, i) => {
+  receiver.deliveries.forEach(({ headers, body }, i) => {
     const timestampS = Number(headers['webhook-timestamp'])
     assert.equal(timestampS, Math.floor((times[i] as number) / 1000))
     assert.equal(headers['webhook-signature'], library.sign(headers['webhook-id'] as string, new Date(timestampS * 1000), body))
   })
-  assert.equal(receiver.requests.length, times.length)
+  assert.equal(receiver.deliveries.length, times.length)
   assert.equal(timers.pending(), 0, 'nothing scheduled after giving up')
   assert.deepEqual(webhooks.stats(), { delivered: 0, failedAttempts: times.length, gaveUp: 1, folded: 0, pending: 0 })
 })
 
 test('a receiver that recovers gets every change in order; a time-out and Retry-After count', { timeout: 60_000 }, async (t) => {
-  const receiver = await startReceiver(t, () => {})
+  const receiver = await startReceiver(t)
   const timers = createManualTimers()
   const log = attempts()
   const webhooks = sender(t, { urls: [receiver.url], timers, random: () => 1, onAttempt: log.onAttempt })
   const { changes, finalSlugs } = growingChanges(5)
   receiver.answer('hang')
-  const arrived = receiver.arrival()
+  const arrived = receiver.next()
   for (const change of changes) webhooks.send(change)
   await arrived
   timers.advance(WEBHOOK_DEFAULTS.timeoutMs)
@@ -192,7 +199,7 @@ test('a receiver that recovers gets every change in order; a time-out and Retry-
 })
 
 test('beyond the cap, changes fold into the newest waiting delivery: memory stays bounded and the receiver still ends exact', { timeout: 60_000 }, async (t) => {
-  const receiver = await startReceiver(t, () => {})
+  const receiver = await startReceiver(t)
   receiver.answer(500)
   const timers = createManualTimers()
   const log = attempts()
@@ -214,8 +221,8 @@ test('beyond the cap, changes fold into the newest waiting delivery: memory stay
 })
 
 test('410 Gone stops deliveries to that URL only', { timeout: 60_000 }, async (t) => {
-  const gone = await startReceiver(t)
-  const kept = await startReceiver(t)
+  const gone = await startReceiver(t, VERIFIED)
+  const kept = await startReceiver(t, VERIFIED)
   gone.answer(410)
   const log = attempts()
   const webhooks = sender(t, { urls: [gone.url, kept.url], onAttempt: log.onAttempt })
@@ -225,12 +232,12 @@ test('410 Gone stops deliveries to that URL only', { timeout: 60_000 }, async (t
   assert.deepEqual(outcomes.map((o) => o.next ?? 'delivered').sort(), ['delivered', 'disabled'])
   webhooks.send(changes[1] as Change)
   assert.equal((await log.next()).url, kept.url)
-  assert.equal(gone.requests.length, 1)
+  assert.equal(gone.deliveries.length, 1)
   assert.equal(kept.accepted.length, 2)
 })
 
 test('a change that changes nothing sends nothing, at the tracker and at the sender', { timeout: 60_000 }, async (t) => {
-  const receiver = await startReceiver(t)
+  const receiver = await startReceiver(t, VERIFIED)
   const timers = createManualTimers()
   const webhooks = sender(t, { urls: [receiver.url], timers })
   const tracker = createStateTracker()
@@ -243,5 +250,5 @@ test('a change that changes nothing sends nothing, at the tracker and at the sen
   webhooks.send({ since: token, until: stateToken(new Map()), upserted: [], deleted: [] })
   assert.equal(timers.pending(), 0, 'no attempt started')
   assert.deepEqual(webhooks.stats(), { delivered: 0, failedAttempts: 0, gaveUp: 0, folded: 0, pending: 0 })
-  assert.equal(receiver.requests.length, 0)
+  assert.equal(receiver.deliveries.length, 0)
 })
