@@ -9,8 +9,9 @@ import type { FastifyInstance } from 'fastify'
 import { buildPostsApp, type PostsAppOptions } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
 import { SYNC_EXPIRED_EVENT } from '../../src/sync/sse-frame.js'
+import type { ParsedEvent } from '../../src/sync/sse-parser.js'
 import { testConfig } from '../helpers/config.js'
-import { mysqlServer, openTestStore, postgresServer, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
+import { openTestStore, SERVERS, seedTestStore, sqliteServer, type TestDatabase, type TestServer } from '../helpers/databases.js'
 import { createManualTimers } from '../helpers/manual-timers.js'
 import { pollUntil } from '../helpers/poll.js'
 import { openStreamClient, type StreamClient } from '../helpers/sse-client.js'
@@ -100,9 +101,7 @@ function describeStream (name: string, server: TestServer): void {
   })
 }
 
-describeStream('SQLite', sqliteServer)
-describeStream('PostgreSQL', postgresServer)
-describeStream('MySQL/MariaDB', mysqlServer)
+for (const [name, server] of SERVERS) describeStream(name, server)
 
 test('the front resumes its one upstream stream on another upstream when one goes', async (t) => {
   const database = await sqliteServer.create()
@@ -123,18 +122,29 @@ test('the front resumes its one upstream stream on another upstream when one goe
   assert.deepEqual(changeOf(event.data).upserted, ['after-failover'])
 })
 
-test('a front that restarted resumes its client from its Last-Event-ID: the gap when the post API holds that state, else sync-expired', async (t) => {
+/**
+ * A post API over a seeded SQLite database, and a client of a front that then closed, with the
+ * last event it got: the `id` alone it joined with, or, after `write`, that change's event.
+ */
+async function clientOfClosedFront (t: TestContext, write?: string): Promise<{ database: TestDatabase, posts: RunningApp & { streams: () => number }, last: ParsedEvent }> {
   const database = await sqliteServer.create()
   t.after(() => database.drop())
   await seedTestStore(database.location)
   const posts = await startPostsApi(t, database)
-  const first = await startFront(new URL(posts.url))
-  const client = await follow(t, `${first.url}/api/changes`)
-  await client.waitFor((event) => event.lastEventId !== '')
-  await database.exec(insert('before-restart'))
-  const seen = await client.waitFor((e) => e.data !== undefined)
-  await first.app.close()
+  const front = await startFront(new URL(posts.url))
+  const client = await follow(t, `${front.url}/api/changes`)
+  let last = await client.waitFor((event) => event.lastEventId !== '')
+  if (write !== undefined) {
+    await database.exec(write)
+    last = await client.waitFor((event) => event.data !== undefined)
+  }
+  await front.app.close()
   await client.ended
+  return { database, posts, last }
+}
+
+test('a front that restarted resumes its client from its Last-Event-ID: the gap when the post API holds that state, else sync-expired', async (t) => {
+  const { database, posts, last: seen } = await clientOfClosedFront(t, insert('before-restart'))
 
   // Written while no front ran: the post API holds the client's state, and answers its gap.
   await database.exec(insert('while-front-down'))
@@ -158,15 +168,7 @@ test('a front that restarted resumes its client from its Last-Event-ID: the gap 
 })
 
 test('a front that restarted tells its client resuming at the head where it is, with an id alone, then sends the next change', async (t) => {
-  const database = await sqliteServer.create()
-  t.after(() => database.drop())
-  await seedTestStore(database.location)
-  const posts = await startPostsApi(t, database)
-  const first = await startFront(new URL(posts.url))
-  const client = await follow(t, `${first.url}/api/changes`)
-  const joined = await client.waitFor((event) => event.lastEventId !== '')
-  await first.app.close()
-  await client.ended
+  const { database, posts, last: joined } = await clientOfClosedFront(t)
 
   // Nothing written meanwhile: the client is at the head the post API holds.
   const second = await startFront(new URL(posts.url))
