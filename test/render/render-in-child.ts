@@ -34,9 +34,10 @@ if (process.env[CHILD] === '1' && process.send !== undefined) {
  * or when rendering and checking take longer than `limitMs`.
  */
 export async function renderAndCheckWithin (source: string, limitMs: number): Promise<void> {
-  const { NODE_V8_COVERAGE: _, ...env } = process.env
+  // Empty, not absent: Node copies the parent's NODE_V8_COVERAGE into a child's environment that
+  // lacks it (so that coverage follows child processes), and an empty value turns it off.
   const child = fork(fileURLToPath(import.meta.url), [], {
-    env: { ...env, [CHILD]: '1' },
+    env: { ...process.env, NODE_V8_COVERAGE: '', [CHILD]: '1' },
     execArgv: ['--import', import.meta.resolve('tsx')],
     serialization: 'advanced'
   })
