@@ -10,7 +10,10 @@ export const STREAM_CHUNK_CHARS = 64 * 1024
 export interface ChunkedText<T> {
   /** An item's text. */
   text: (item: T) => string
-  /** Before the first item, between two, and after the last (or what gives it once every item is written: text that depends on them). */
+  /**
+   * Before the first item, between two, and after the last (or what gives it once every item is
+   * written: text that depends on them).
+   */
   open: string
   separator: string
   close: string | (() => Promise<string>)

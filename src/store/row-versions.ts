@@ -2,9 +2,9 @@
 // that a version moves exactly when what a client would receive may have, and every process
 // computes the same version for the same row. Computed by the store where it can (MySQL/MariaDB,
 // and SQLite through a function on the connection: a query of slugs and short texts, no row
-// bodies, streamed on SQLite so that the event loop is given back as it goes); on PostgreSQL, a digest of each row as served for the rows whose `xmin` moved
-// (stamped-row-versions.ts); else (a view without `xmin`) of every row as served
-// (src/sync/row-version.ts). A versioned read (PostStore.streamVersionedPosts) gets each post's
+// bodies, streamed on SQLite so that the event loop is given back as it goes); on PostgreSQL, a
+// digest of each row as served for the rows whose `xmin` moved (stamped-row-versions.ts); else
+// (a view without `xmin`) of every row as served (src/sync/row-version.ts). A versioned read (PostStore.streamVersionedPosts) gets each post's
 // version from the same row, the same way.
 import type { AliasedRawBuilder, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
 import { rowVersion } from '../sync/row-version.js'
