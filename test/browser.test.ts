@@ -4,7 +4,7 @@
 // and shows a committed change without being reloaded. Every request the pages make is recorded;
 // screenshots go to test-results/browser/. Mandatory in CI.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -13,13 +13,14 @@ import { assertBuilt } from './helpers/built.js'
 import { createSeededSqlite, type TestDatabase } from './helpers/databases.js'
 import { startTiersOn, type Tiers } from './helpers/tiers.js'
 import { describeOrSkip } from './helpers/describe-or-skip.js'
+import { findExecutable } from './helpers/server-processes.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = fileURLToPath(new URL('../test-results/browser/', import.meta.url))
 // The machine refuses outside connections anyway; these keep Chromium from trying.
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run']
 
-const skip = existsSync(CHROMIUM) || process.env.CI === 'true'
+const skip = findExecutable([CHROMIUM]) !== undefined || process.env.CI === 'true'
   ? false
   : `${CHROMIUM} is missing (apt-get install chromium)`
 
