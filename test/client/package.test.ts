@@ -1,7 +1,8 @@
 // The client as a front end gets it: the workspace's built module, then the tarball `npm pack`
 // makes, installed into a project outside the repository (from the file alone, offline) and
-// type-checked there by the repository's TypeScript, under a front end's settings (DOM, no Node
-// types, the package's declarations checked too).
+// type-checked there by the package `typescript` (5.9: an older line than the 7 that builds the
+// package, as front ends have), under a front end's settings (DOM, no Node types, the
+// package's declarations checked too).
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

@@ -35,11 +35,12 @@ process.exit(Number(process.env.TSC_EXIT_CODE ?? 0))
 
 beforeEach(() => {
   rmSync(project, { recursive: true, force: true })
-  for (const folder of ['scripts', 'src/deep', 'node_modules/typescript/bin']) mkdirSync(at(folder), { recursive: true })
+  for (const folder of ['scripts', 'src/deep', 'node_modules/@typescript/native/bin']) mkdirSync(at(folder), { recursive: true })
   for (const script of ['build-if-stale.js', 'dist-freshness.js']) copyFileSync(join(ROOT, 'scripts', script), at('scripts', script))
   writeFileSync(at('package.json'), '{ "type": "module" }\n')
-  writeFileSync(at('node_modules/typescript/package.json'), '{ "name": "typescript" }\n')
-  writeFileSync(at('node_modules/typescript/bin/tsc'), FAKE_TSC)
+  // TypeScript 7 exports its package.json, not its bin/: the launcher finds the compiler beside it.
+  writeFileSync(at('node_modules/@typescript/native/package.json'), '{ "name": "typescript", "exports": { "./package.json": "./package.json" } }\n')
+  writeFileSync(at('node_modules/@typescript/native/bin/tsc'), FAKE_TSC)
   writeFileSync(at('src/main.ts'), '')
   writeFileSync(at('src/deep/module.ts'), '')
 })
