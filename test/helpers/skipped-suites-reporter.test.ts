@@ -2,7 +2,7 @@
 // c8's coverage report, as `npm run test:only` runs it; and the runner's summary counting each.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,7 +15,11 @@ import { skippedSuitesLine } from './skipped-suites-reporter.js'
 function runnerFree (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   // Nor the file this run's own line goes to (under npm test): the fixture's line goes to its stdout.
   const { NODE_TEST_CONTEXT: _, SKIPPED_SUITES_FILE: __, ...rest } = env
-  return rest
+  // Nor this run's coverage folder: c8 takes NODE_V8_COVERAGE for its own folder and empties it
+  // first, which threw away the coverage of every part of npm test that had ended (the coverage
+  // check passed or failed with the order of the parts). Empty, not absent: Node gives a child
+  // that lacks it the parent's.
+  return { ...rest, NODE_V8_COVERAGE: '' }
 }
 
 const REPORTER = fileURLToPath(new URL('./skipped-suites-reporter.ts', import.meta.url))
@@ -53,8 +57,12 @@ test('npm run test:only: c8 runs under the script that prints the line last', ()
   assert.match(script, /^node scripts\/on-supported-node\.js node scripts\/skipped-suites-last\.js c8 .* --test-reporter=\.\/test\/helpers\/skipped-suites-reporter\.ts /)
 })
 
-test('around c8, the line comes after its coverage report; the summary counts each skipped suite; the status is the run\'s', async () => {
+test('around c8, the line comes after its coverage report; the summary counts each skipped suite; the status is the run\'s; the coverage of the run around it is left alone', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'skipped-suites-'))
+  // As under npm test: the coverage folder of the run this test is part of, holding a part's coverage.
+  const outerCoverage = join(dir, 'outer-coverage')
+  mkdirSync(outerCoverage)
+  writeFileSync(join(outerCoverage, 'coverage-of-an-ended-part.json'), '{}')
   try {
     writeFileSync(join(dir, 'a.test.mjs'), [
       "import { describe, it } from 'node:test'",
@@ -65,8 +73,9 @@ test('around c8, the line comes after its coverage report; the summary counts ea
       "describe('a failure', () => { it('fails', () => { throw new Error('on purpose') }) })"
     ].join('\n'))
     const run = await promisify(execFile)(process.execPath, [LAST, process.execPath, C8, '--reporter', 'text', process.execPath, '--import', import.meta.resolve('tsx'), '--test',
-      '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', 'a.test.mjs'], { cwd: dir, env: runnerFree(process.env) })
+      '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', 'a.test.mjs'], { cwd: dir, env: runnerFree({ ...process.env, NODE_V8_COVERAGE: outerCoverage }) })
       .then(() => assert.fail('a run with a failing test exits 0'), (err: { code: number, stdout: string }) => err)
+    assert.ok(existsSync(join(outerCoverage, 'coverage-of-an-ended-part.json')), 'the coverage of the run around it is still there')
     assert.equal(run.code, 1, 'the status of the run, through c8 and the script')
     const lines = run.stdout.trimEnd().split('\n')
     assert.equal(lines.at(-1), 'SKIPPED 2 suites (mandatory in CI): TEST_MYSQL_URL is not set (set it): MySQL store' +
