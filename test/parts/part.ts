@@ -1,14 +1,15 @@
 // `npm test` runs the test files in a few processes, not one process each: every process loads
-// the code under coverage (about a second of CPU, most of a small file's cost), and the
-// files share these parts' processes instead. Each part-N.test.ts takes every Nth file in path
-// order (the slow files are spread across folders, so this balances well enough) and runs each
-// file as a suite of its own, named by its path, so a file's top-level hooks (before, after)
-// stay its own: its servers start when its tests begin and close when they end. A file still
-// runs alone with `node --import tsx --test test/…/file.test.ts`.
+// the code under coverage (a few seconds of CPU, most of a small file's cost), and the files
+// share these parts' processes instead, as many parts as run at once (three): fewer processes
+// load less. The parts share the files out by what each costs (file-costs.ts), so that they end
+// together, and each runs its files as suites of their own, named by their paths, so a file's
+// top-level hooks (before, after) stay its own: its servers start when its tests begin and close
+// when they end. A file still runs alone with `node --import tsx --test test/…/file.test.ts`.
 import { readdirSync } from 'node:fs'
 import { basename, dirname, join, relative } from 'node:path'
 import { describe } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { COST_COLUMN, FILE_COSTS, TYPICAL_COST } from './file-costs.js'
 
 const PARTS = dirname(fileURLToPath(import.meta.url))
 const TEST_ROOT = dirname(PARTS)
@@ -23,9 +24,20 @@ export function testFiles (): string[] {
     .sort()
 }
 
-/** The files part `index` (1 to `count`) runs, of `count` parts. */
+/**
+ * The files part `index` (1 to `count`) runs, of `count` parts, in path order: each file, the
+ * costliest first, goes to the part with the least cost so far (the first such part on a tie).
+ */
 export function filesOfPart (index: number, count: number, files: readonly string[]): string[] {
-  return files.filter((_, position) => position % count === index - 1)
+  const costOf = (file: string): number => FILE_COSTS[relative(dirname(TEST_ROOT), file)]?.[COST_COLUMN] ?? TYPICAL_COST
+  const totals = Array.from({ length: count }, () => 0)
+  const mine = new Set<string>()
+  for (const file of [...files].sort((a, b) => costOf(b) - costOf(a) || (a < b ? -1 : 1))) {
+    const part = totals.indexOf(Math.min(...totals))
+    totals[part] = (totals[part] ?? 0) + costOf(file)
+    if (part === index - 1) mine.add(file)
+  }
+  return files.filter((file) => mine.has(file))
 }
 
 /**

@@ -1,3 +1,0 @@
-import { runPart } from './part.js'
-
-runPart(import.meta.url)
