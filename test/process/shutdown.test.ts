@@ -1,7 +1,7 @@
 // Graceful shutdown of the built executable: SIGTERM at either
 // tier lets requests in flight finish with 200 and exits 0; once the only upstream is gone the
 // front answers the mapped 502 at once; `serve` closes the front first, then the post API.
-// Needs `npm run build` (npm test builds first).
+// Needs a current build (`npm ci` builds; after editing src/, `npm run build`).
 //
 // Requests are held in flight by the test, for as long as it needs, never for a fixed time: at
 // the front, by a fake upstream that answers once the test lets it; at the post API, by an
