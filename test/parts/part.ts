@@ -52,6 +52,7 @@ export function filesOfPart (index: number, count: number, files: readonly strin
  */
 export function runPart (partUrl: string): void {
   holdOnToResults()
+  withoutCoverageInChildren()
   const match = PART_FILE.exec(basename(fileURLToPath(partUrl)))
   if (match === null) throw new Error(`${partUrl} is not named part-N.test.ts`)
   const count = readdirSync(PARTS).filter((name) => PART_FILE.test(name)).length
@@ -79,4 +80,16 @@ export function runPart (partUrl: string): void {
 export function holdOnToResults (): void {
   const handle = (process.stdout as unknown as { _handle?: { setBlocking?: (blocking: boolean) => number } })._handle
   handle?.setBlocking?.(true)
+}
+
+/**
+ * The processes a part's tests start (the built executable, the fleet's workers, npm scripts)
+ * run without coverage: a part's own coverage is written where it was asked at its start, and
+ * an empty NODE_V8_COVERAGE is one Node neither uses nor passes on to a child. Measured on a
+ * newcomer's run: the children's coverage counted 0.5 % of the lines (95.91 % against 95.39 %)
+ * for about 20 s of CPU of 225 (instrumented starts, a 2 MB report from each process, read back
+ * by c8), and those lines are the executable's own, which its tests check by what it does.
+ */
+function withoutCoverageInChildren (): void {
+  process.env.NODE_V8_COVERAGE = ''
 }
