@@ -99,6 +99,14 @@ export class LaneExchange {
     this.write(route, PROBLEMS[kind].status, all, problemBody(kind, detail))
   }
 
+  /** Sends `body` with `status`, after the tier's own `headers` (which name its type and caching). */
+  answer (route: string, status: number, headers: HeaderList, body: Buffer): void {
+    const { headers: base, vary } = this.kit.headersFor(this)
+    const all = [...base, ...headers]
+    if (vary !== undefined) all.push('vary', vary)
+    this.write(route, status, all, body)
+  }
+
   /** The framework answers this request after all. */
   handOver (): void {
     this.handed = true

@@ -15,6 +15,7 @@ import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { createPostsMetrics } from '../ops/store-metrics.js'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
 import { previewIn } from '../contract/preview.js'
+import { createVersionLane, versionBody, versionHeaders } from './version-lane.js'
 import { capMaxAge, SCHEDULED_HEADER, scheduledInstantOf } from '../contract/posts-schedule.js'
 import { ProblemError, POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import { TAGS_PATH } from '../contract/tag-counts.js'
@@ -63,6 +64,11 @@ export interface PostsAppOptions extends TierOperationsOptions {
   cacheTagHeaders?: readonly string[]
   /** What `q` searches (SEARCH_COLUMNS, SEARCH_LANGUAGE). */
   search?: SearchSettings
+  /**
+   * Answer version reads below the framework (version-lane.ts), the default; false: through the
+   * framework, which answers alike (the tests compare the two).
+   */
+  fastLane?: boolean
 }
 
 /** Retry-After while the store fails: 1 s, then doubling with each consecutive failure, at most 5 s. */
@@ -70,7 +76,7 @@ const MAX_RETRY_AFTER_S = 5
 
 export function buildPostsApp ({
   store: givenStore, logger, cacheControl: cacheControlSetting, server, apiDocs = true, metrics, metricsRoute = true, ready, storeConcurrency, timers, now = Date.now, previewSecret, markdownColumns,
-  renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS, sync: syncSettings = {}
+  renderer = createMarkdownRenderer(), cacheTagHeaders = [], search = DEFAULT_SEARCH_SETTINGS, sync: syncSettings = {}, fastLane = true
 }: PostsAppOptions): FastifyInstance {
   const measured = metrics === undefined ? undefined : createPostsMetrics(metrics.registry, givenStore)
   const store = measured?.store ?? givenStore
@@ -82,8 +88,11 @@ export function buildPostsApp ({
     routes: ['/api/posts', '/api/post/:slug', VERSION_PATH, POSTS_CHANGES_PATH, KEYED_LIST_PATH, TAGS_PATH, ...(apiDocs ? API_DOCS_ROUTES : [])],
     corsOrigins: [],
     operationalRoutes: operationalPaths(operations),
-    requestMetrics: metrics?.requests('posts-api')
+    requestMetrics: metrics?.requests('posts-api'),
+    lane: fastLane ? (exchange) => versionLane.lane(exchange) : undefined
   })
+  // Reads the version as the route does, when a request reaches it (the bodies exist by then).
+  const versionLane = createVersionLane(versionNow)
   const gate = storeConcurrency === undefined ? undefined : createStoreGate(storeConcurrency, timers)
   // One rendering per content for the life of the process (src/render/render-cache.ts).
   const render = createRenderCache({ render: renderer, maxEntries: DEFAULT_RENDER_CACHE_ENTRIES, maxBytes: DEFAULT_RENDER_CACHE_BYTES })
@@ -172,11 +181,15 @@ export function buildPostsApp ({
   }
 
   /** The version of the posts now (null: the store cannot tell), read after the request arrived. */
-  async function currentVersion (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const version = await read(() => bodies.version())
-    labelVersion(reply, version)
-    return await reply.header('cache-control', 'no-store').header('content-type', JSON_CONTENT_TYPE)
-      .send(JSON.stringify({ version: version ?? null }))
+  async function currentVersion (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const version = await (versionLane.handed(request.raw) ?? versionNow())
+    const headers = versionHeaders(version)
+    for (let i = 0; i < headers.length; i += 2) reply.header(headers[i] as string, headers[i + 1])
+    return await reply.send(versionBody(version))
+  }
+
+  async function versionNow (): Promise<string | undefined> {
+    return await read(() => bodies.version())
   }
 
   /**

@@ -1,0 +1,142 @@
+// The post API's version lane answers as the framework does: two post APIs over the same store,
+// one with the lane (the default) and one without, are asked the same requests over real HTTP
+// and must give the same status, headers and bytes, the same access lines and the same request
+// metrics, while the store answers and while it fails. A failed read is handed to the route,
+// which answers it without asking the store again, and a read that succeeds after failures
+// starts the Retry-After over, as the route's own reads do.
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { Pool } from 'undici'
+import { buildPostsApp } from '../../src/posts-api/app.js'
+import { postsAppOptions } from '../../src/process/tier-options.js'
+import { createProcessMetrics, type ProcessMetrics } from '../../src/ops/metrics.js'
+import { StoreUnavailableError, type PostStore } from '../../src/store/store.js'
+import { testConfig } from '../helpers/config.js'
+import { createSeededSqlite, openTestStore, type TestDatabase } from '../helpers/databases.js'
+import { logSink, type LogSink } from '../helpers/log-sink.js'
+import { parseMetrics, samplesOf } from '../helpers/metrics-text.js'
+import { pollUntil } from '../helpers/poll.js'
+import { listen, type RunningApp } from '../helpers/tiers.js'
+
+interface PostsApi {
+  app: RunningApp
+  pool: Pool
+  sink: LogSink
+  metrics: ProcessMetrics
+}
+
+interface Answer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer
+}
+
+let database: TestDatabase
+let opened: PostStore
+/** Whether the store's change token fails, and how many times it was read. */
+const token = { failing: false, reads: 0 }
+let lane: PostsApi
+let framework: PostsApi
+
+async function startPostsApi (store: PostStore, fastLane: boolean): Promise<PostsApi> {
+  const sink = logSink('info')
+  const metrics = createProcessMetrics()
+  const app = await listen(buildPostsApp(postsAppOptions(testConfig(), { store, logger: sink.logger, metrics, fastLane })))
+  return { app, pool: new Pool(app.url, { connections: 1 }), sink, metrics }
+}
+
+async function ask (api: PostsApi, method: string, path: string, reqId: string): Promise<Answer> {
+  const { statusCode, headers: received, body } = await api.pool.request({ method, path, headers: { 'x-request-id': reqId } })
+  const bytes = Buffer.from(await body.arrayBuffer())
+  const { date, ...compared } = received
+  assert.ok(typeof date === 'string')
+  return { status: statusCode, headers: compared, body: bytes }
+}
+
+/** The access line of `reqId`, without what differs between two processes and two moments. */
+async function accessLine (api: PostsApi, reqId: string): Promise<Record<string, unknown>> {
+  const line = await pollUntil(`the access line of ${reqId}`, () => api.sink.lines.find((l) => l.reqId === reqId && l.msg === 'request'))
+  const { time, ms, pid, hostname, ...rest } = line
+  assert.equal(typeof ms, 'number')
+  return rest
+}
+
+/** Requests counted per route, method and status. */
+async function requestCounts (api: PostsApi): Promise<Record<string, number>> {
+  const samples = samplesOf(parseMetrics(await api.metrics.registry.metrics()), 'blog_read_api_http_request_duration_seconds_count')
+  return Object.fromEntries(samples.map((s) => [`${s.labels.route} ${s.labels.method} ${s.labels.status}`, s.value]))
+}
+
+/** Asks both post APIs, and checks that they answer alike and that each read the token `reads` times. */
+async function askBoth (method: string, path: string, reqId: string, reads: number): Promise<Answer> {
+  const answers: Answer[] = []
+  for (const api of [lane, framework]) {
+    const before = token.reads
+    answers.push(await ask(api, method, path, reqId))
+    assert.equal(token.reads - before, reads, `${method} ${path}: the token read ${reads} time(s)`)
+  }
+  const [fast, slow] = answers as [Answer, Answer]
+  assert.deepEqual({ status: fast.status, headers: fast.headers }, { status: slow.status, headers: slow.headers }, `${method} ${path}`)
+  assert.ok(fast.body.equals(slow.body), `${method} ${path}: the same bytes`)
+  assert.deepEqual(await accessLine(lane, reqId), await accessLine(framework, reqId))
+  return fast
+}
+
+before(async () => {
+  database = await createSeededSqlite()
+  opened = await openTestStore(database.location)
+  await opened.checkSchema()
+  const store = new Proxy(opened, {
+    get (target, name) {
+      if (name === 'readChangeToken') {
+        return async () => {
+          token.reads++
+          if (token.failing) throw new StoreUnavailableError('the store went away')
+          return await target.readChangeToken()
+        }
+      }
+      const value: unknown = Reflect.get(target, name, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+  })
+  lane = await startPostsApi(store, true)
+  framework = await startPostsApi(store, false)
+})
+after(async () => {
+  for (const api of [lane, framework]) {
+    await api.pool.close()
+    await api.app.app.close()
+  }
+  await opened.close()
+  await database.drop()
+})
+
+test('the version, with and without the lane: the same answers, lines and metrics, the store read once each', async () => {
+  const answer = await askBoth('GET', '/api/posts/version', 'version-1', 1)
+  assert.equal(answer.status, 200)
+  const { version } = JSON.parse(answer.body.toString()) as { version: string }
+  assert.equal(answer.headers['posts-version'], version)
+  assert.equal(answer.headers['cache-control'], 'no-store')
+  // What the lane leaves to the framework: a query, a HEAD.
+  await askBoth('GET', '/api/posts/version?x=1', 'version-2', 1)
+  await askBoth('HEAD', '/api/posts/version', 'version-3', 1)
+  assert.deepEqual(await requestCounts(lane), await requestCounts(framework))
+})
+
+test('a failing store: the same 503 with its growing Retry-After, one read each; a read that succeeds starts it over', async () => {
+  token.failing = true
+  const retryAfters: unknown[] = []
+  for (const n of [1, 2, 3]) {
+    const failed = await askBoth('GET', '/api/posts/version', `failing-${n}`, 1)
+    assert.equal(failed.status, 503)
+    assert.equal(failed.headers['content-type'], 'application/problem+json')
+    retryAfters.push(failed.headers['retry-after'])
+  }
+  assert.deepEqual(retryAfters, ['1', '2', '4'])
+  token.failing = false
+  assert.equal((await askBoth('GET', '/api/posts/version', 'recovered', 1)).status, 200)
+  token.failing = true
+  assert.equal((await askBoth('GET', '/api/posts/version', 'failing-again', 1)).headers['retry-after'], '1')
+  token.failing = false
+  assert.deepEqual(await requestCounts(lane), await requestCounts(framework))
+})
