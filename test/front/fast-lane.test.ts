@@ -10,13 +10,12 @@ import fc from 'fast-check'
 import { Pool } from 'undici'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
-import { createProcessMetrics, type ProcessMetrics } from '../../src/ops/metrics.js'
+import { createProcessMetrics } from '../../src/ops/metrics.js'
 import { testConfig } from '../helpers/config.js'
 import { createSeededSqlite, openTestStore, type TestDatabase } from '../helpers/databases.js'
 import { json, startFakeUpstream } from '../helpers/fake-upstream.js'
-import { logSink, type LogSink } from '../helpers/log-sink.js'
-import { parseMetrics, samplesOf } from '../helpers/metrics-text.js'
-import { pollUntil } from '../helpers/poll.js'
+import { accessLine, ask, requestCounts, type Answer, type ComparedServer } from '../helpers/compared-answers.js'
+import { logSink } from '../helpers/log-sink.js'
 import { listen, silentLogger, startFront, type FrontTestOptions, type RunningApp } from '../helpers/tiers.js'
 import type { PostStore } from '../../src/store/store.js'
 
@@ -27,17 +26,8 @@ const CONFIGURATIONS: ReadonlyArray<{ name: string, options: FrontTestOptions }>
   { name: 'no CORS', options: { corsOrigins: [] } }
 ]
 
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: Buffer
-}
-
-interface Front {
+interface Front extends ComparedServer {
   app: RunningApp
-  pool: Pool
-  sink: LogSink
-  metrics: ProcessMetrics
 }
 
 async function startComparedFront (postsUrl: string, options: FrontTestOptions, fastLane: boolean): Promise<Front> {
@@ -45,28 +35,6 @@ async function startComparedFront (postsUrl: string, options: FrontTestOptions, 
   const metrics = createProcessMetrics()
   const app = await startFront(new URL(postsUrl), { ...options, logger: sink.logger, metrics, fastLane })
   return { app, pool: new Pool(app.url, { connections: 1 }), sink, metrics }
-}
-
-async function ask (front: Front, method: string, path: string, headers: Record<string, string>): Promise<Answer> {
-  const { statusCode, headers: received, body } = await front.pool.request({ method, path, headers })
-  const bytes = Buffer.from(await body.arrayBuffer())
-  const { date, ...compared } = received
-  assert.ok(typeof date === 'string')
-  return { status: statusCode, headers: compared, body: bytes }
-}
-
-/** The access line of `reqId`, without what differs between two processes and two moments. */
-async function accessLine (front: Front, reqId: string): Promise<Record<string, unknown>> {
-  const line = await pollUntil(`the access line of ${reqId}`, () => front.sink.lines.find((l) => l.reqId === reqId && l.msg === 'request'))
-  const { time, ms, pid, hostname, ...rest } = line
-  assert.equal(typeof ms, 'number')
-  return rest
-}
-
-/** Requests counted per route, method and status. */
-async function requestCounts (front: Front): Promise<Record<string, number>> {
-  const samples = samplesOf(parseMetrics(await front.metrics.registry.metrics()), 'blog_read_api_http_request_duration_seconds_count')
-  return Object.fromEntries(samples.map((s) => [`${s.labels.tier} ${s.labels.route} ${s.labels.method} ${s.labels.status}`, s.value]))
 }
 
 let database: TestDatabase

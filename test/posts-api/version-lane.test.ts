@@ -9,26 +9,16 @@ import { after, before, test } from 'node:test'
 import { Pool } from 'undici'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
-import { createProcessMetrics, type ProcessMetrics } from '../../src/ops/metrics.js'
+import { createProcessMetrics } from '../../src/ops/metrics.js'
 import { StoreUnavailableError, type PostStore } from '../../src/store/store.js'
 import { testConfig } from '../helpers/config.js'
 import { createSeededSqlite, openTestStore, type TestDatabase } from '../helpers/databases.js'
-import { logSink, type LogSink } from '../helpers/log-sink.js'
-import { parseMetrics, samplesOf } from '../helpers/metrics-text.js'
-import { pollUntil } from '../helpers/poll.js'
+import { accessLine, ask, requestCounts, type Answer, type ComparedServer } from '../helpers/compared-answers.js'
+import { logSink } from '../helpers/log-sink.js'
 import { listen, type RunningApp } from '../helpers/tiers.js'
 
-interface PostsApi {
+interface PostsApi extends ComparedServer {
   app: RunningApp
-  pool: Pool
-  sink: LogSink
-  metrics: ProcessMetrics
-}
-
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: Buffer
 }
 
 let database: TestDatabase
@@ -45,34 +35,12 @@ async function startPostsApi (store: PostStore, fastLane: boolean): Promise<Post
   return { app, pool: new Pool(app.url, { connections: 1 }), sink, metrics }
 }
 
-async function ask (api: PostsApi, method: string, path: string, reqId: string): Promise<Answer> {
-  const { statusCode, headers: received, body } = await api.pool.request({ method, path, headers: { 'x-request-id': reqId } })
-  const bytes = Buffer.from(await body.arrayBuffer())
-  const { date, ...compared } = received
-  assert.ok(typeof date === 'string')
-  return { status: statusCode, headers: compared, body: bytes }
-}
-
-/** The access line of `reqId`, without what differs between two processes and two moments. */
-async function accessLine (api: PostsApi, reqId: string): Promise<Record<string, unknown>> {
-  const line = await pollUntil(`the access line of ${reqId}`, () => api.sink.lines.find((l) => l.reqId === reqId && l.msg === 'request'))
-  const { time, ms, pid, hostname, ...rest } = line
-  assert.equal(typeof ms, 'number')
-  return rest
-}
-
-/** Requests counted per route, method and status. */
-async function requestCounts (api: PostsApi): Promise<Record<string, number>> {
-  const samples = samplesOf(parseMetrics(await api.metrics.registry.metrics()), 'blog_read_api_http_request_duration_seconds_count')
-  return Object.fromEntries(samples.map((s) => [`${s.labels.route} ${s.labels.method} ${s.labels.status}`, s.value]))
-}
-
 /** Asks both post APIs, and checks that they answer alike and that each read the token `reads` times. */
 async function askBoth (method: string, path: string, reqId: string, reads: number): Promise<Answer> {
   const answers: Answer[] = []
   for (const api of [lane, framework]) {
     const before = token.reads
-    answers.push(await ask(api, method, path, reqId))
+    answers.push(await ask(api, method, path, { 'x-request-id': reqId }))
     assert.equal(token.reads - before, reads, `${method} ${path}: the token read ${reads} time(s)`)
   }
   const [fast, slow] = answers as [Answer, Answer]
