@@ -5,12 +5,11 @@
 // is asked upstream twice.
 import { POST_NOT_FOUND_DETAIL } from '../contract/problems.js'
 import type { IncomingMessage } from 'node:http'
-import type { LaneExchange, Lane } from '../http/fast-lane.js'
+import { settle, type LaneExchange, type Lane } from '../http/fast-lane.js'
 import { nextLink, parseListQuery, parsePostQuery, TOTAL_COUNT_HEADER, type ListQuery, type PostQuery } from '../contract/list-query.js'
 import { previewIn } from '../contract/preview.js'
 import { BLOG_ROUTE, type Neighbours } from '../contract/neighbours.js'
 import { SLUG_MAX_LENGTH } from '../contract/slug.js'
-import { AbandonedCallError } from '../lib/coalescer.js'
 import type { CacheTagHeaders } from '../sync/cache-tag-headers.js'
 import type { ListOutcome, PostOutcome, UpstreamCache } from './cache/upstream-cache.js'
 
@@ -48,29 +47,6 @@ export interface HeldLane {
 export function createHeldLane ({ cache, isValidSlug, invalidSlugDetail, tagHeaders, cacheControlNow, linkTo }: HeldLaneOptions): HeldLane {
   const posts = new WeakMap<IncomingMessage, Promise<PostOutcome>>()
   const lists = new WeakMap<IncomingMessage, Promise<ListOutcome>>()
-  /** Waits for `pending`, then answers with `answer` or, when that declines (false), hands over. */
-  function settle<T> (exchange: LaneExchange, pending: Promise<T>, handed: WeakMap<IncomingMessage, Promise<T>>, answer: (outcome: T) => boolean | Promise<void>): void {
-    const handOver = (): void => {
-      handed.set(exchange.req, pending)
-      exchange.handOver()
-    }
-    exchange.untilAnswered()
-    pending.then(async (outcome) => {
-      // Its client left (the line saying so is written when it does).
-      if (!exchange.answerable()) return
-      const answered = answer(outcome)
-      if (answered === false) handOver()
-      else if (answered !== true) await answered
-    }, (err: unknown) => {
-      // AbandonedCallError: its client left, and nobody else waited for that work.
-      if (!(err instanceof AbandonedCallError)) handOver()
-    }).catch(() => {
-      // A defect while answering: the framework answers, unless the answer had begun.
-      if (exchange.res.headersSent) exchange.res.destroy()
-      else handOver()
-    })
-  }
-
   function post (exchange: LaneExchange, url: string): boolean {
     const queryAt = url.indexOf('?', BLOG_ROUTE.length)
     const slug = url.slice(BLOG_ROUTE.length, queryAt === -1 ? undefined : queryAt)

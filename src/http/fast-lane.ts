@@ -6,6 +6,7 @@
 // not write itself, goes to the framework, which answers it as if the lane were not there.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
+import { AbandonedCallError } from '../lib/coalescer.js'
 import { problemBody, PROBLEM_CONTENT_TYPE, PROBLEMS, type ProblemKind } from '../contract/problems.js'
 import { SECURITY_HEADERS } from './answer-headers.js'
 import type { Cors, CorsHeaders } from './cors.js'
@@ -118,6 +119,33 @@ export class LaneExchange {
     this.res.writeHead(status, headers).end(body)
     this.kit.answered(this, route, status)
   }
+}
+
+/**
+ * Waits for `pending` (the work a lane started for `exchange`), then answers with `answer`, or,
+ * when that declines (false) or the work failed, hands the request over with `pending` recorded
+ * in `handed`, where the tier's route finds it instead of doing the work again.
+ */
+export function settle<T> (exchange: LaneExchange, pending: Promise<T>, handed: WeakMap<IncomingMessage, Promise<T>>, answer: (outcome: T) => boolean | Promise<void>): void {
+  const handOver = (): void => {
+    handed.set(exchange.req, pending)
+    exchange.handOver()
+  }
+  exchange.untilAnswered()
+  pending.then(async (outcome) => {
+    // Its client left (the line saying so is written when it does).
+    if (!exchange.answerable()) return
+    const answered = answer(outcome)
+    if (answered === false) handOver()
+    else if (answered !== true) await answered
+  }, (err: unknown) => {
+    // AbandonedCallError: its client left, and nobody else waited for that work.
+    if (!(err instanceof AbandonedCallError)) handOver()
+  }).catch(() => {
+    // A defect while answering: the framework answers, unless the answer had begun.
+    if (exchange.res.headersSent) exchange.res.destroy()
+    else handOver()
+  })
 }
 
 const SECURITY_LIST: HeaderList = Object.entries(SECURITY_HEADERS).flat()

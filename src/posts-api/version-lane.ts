@@ -6,7 +6,7 @@
 // answers it with its problem, so the store is never asked twice.
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../contract/posts-version.js'
 import type { IncomingMessage } from 'node:http'
-import type { Lane } from '../http/fast-lane.js'
+import { settle, type Lane } from '../http/fast-lane.js'
 import { JSON_CONTENT_TYPE } from '../http/representation.js'
 
 export interface VersionLane {
@@ -32,17 +32,9 @@ export function createVersionLane (readVersion: () => Promise<string | undefined
   return {
     lane (exchange) {
       if (exchange.req.url !== VERSION_PATH) return false
-      const pending = readVersion()
-      exchange.untilAnswered()
-      pending.then((version) => {
-        if (exchange.answerable()) exchange.answer(VERSION_PATH, 200, versionHeaders(version), Buffer.from(versionBody(version)))
-      }, () => {
-        handed.set(exchange.req, pending)
-        exchange.handOver()
-      }).catch(() => {
-        // A defect while answering: the framework answers, unless the answer had begun.
-        if (exchange.res.headersSent) exchange.res.destroy()
-        else exchange.handOver()
+      settle(exchange, readVersion(), handed, (version) => {
+        exchange.answer(VERSION_PATH, 200, versionHeaders(version), Buffer.from(versionBody(version)))
+        return true
       })
       return true
     },
