@@ -2,7 +2,8 @@
 // load: a rolling restart costs no failed request; a post API killed is routed around once the
 // front takes it out of rotation, and takes load again once back; a lone post API back after an
 // outage serves every request sent once it listens. Needs a current build (`npm ci` builds;
-// after editing src/, `npm run build`). Answers are told apart by when their request was sent, not by a window of time.
+// after editing src/, `npm run build`). Answers are told apart by when their request was sent,
+// not by a window of time.
 // An editor writes meanwhile: the front confirms its copies with the post API that labelled them
 // (src/contract/posts-version.ts), so only a change sends calls for posts over the rotation again.
 import assert from 'node:assert/strict'
