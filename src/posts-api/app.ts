@@ -206,7 +206,7 @@ export function buildPostsApp ({
     return await reply.header('cache-control', 'no-store').header('content-type', KEYED_LIST_CONTENT_TYPE).send(stream)
   }
 
-  const previews = createPreviewReader({ store: givenStore, secret: previewSecret, now, read: async (query) => await read(() => gated(query)), version: async () => await read(() => bodies.version()), labelVersion })
+  const previews = createPreviewReader({ store: givenStore, secret: previewSecret, now, read: async (query) => await read(() => gated(query)), version: versionNow, labelVersion })
   /** Every tag with its number of posts, read as the list is (exactly fresh, labelled). */
   async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { body, version } = await read(() => bodies.tags())
