@@ -1,15 +1,17 @@
 // Every setting, once: its environment variable (the key), its flag (the key in kebab case), the
 // text its value takes, its default, its help (one line for `--help`; `doc` adds Markdown for
 // docs/configuration.md, which is generated from this table), its schema, and the commands that
-// read it. To add a setting: add an entry here (or, for what the front makes of the posts, in
-// process/content-settings.ts, which this table takes in), then read it in loadConfig (config.ts).
+// read it. To add a setting: add an entry here (or in one of the parts this table takes in:
+// process/content-settings.ts, front-cache-settings.ts, sync-settings.ts), then read it in
+// loadConfig (config.ts).
 import type { z } from 'zod'
 import { FRONT, POSTS, SERVING, STORE, type CommandName, type Setting } from './process/setting-shape.js'
 import { CONTENT_SETTINGS } from './process/content-settings.js'
+import { FRONT_CACHE_SETTINGS } from './process/front-cache-settings.js'
 import { SYNC_SETTINGS } from './process/sync-settings.js'
 import { DEFAULT_SLUG_PATTERN, SLUG_MAX_LENGTH } from './contract/slug.js'
 import {
-  baseUrls, corsOrigins, count, headerNames, headerValue, logLevel, megabytes, milliseconds, onOff, port, processCount,
+  baseUrls, corsOrigins, count, headerNames, headerValue, logLevel, milliseconds, onOff, port, processCount,
   regularExpression, secret, storeLocation, text, trueFalse
 } from './process/setting-values.js'
 
@@ -96,14 +98,8 @@ export const SETTINGS = {
     schema: headerValue,
     readBy: SERVING
   },
-  CACHE_MAX_MB: {
-    value: 'MB',
-    default: '64',
-    help: 'front: memory for its copies of upstream bodies (confirmed on every request) and its page indexes (0: none)',
-    doc: 'Front: memory for its copies of upstream bodies (confirmed on every request, by posts version or `If-None-Match`, never served unchecked) and for the page indexes of list shapes clients page through often, evicted alike. `0` disables them.',
-    schema: megabytes,
-    readBy: FRONT
-  },
+  // What the front holds of upstream answers.
+  ...FRONT_CACHE_SETTINGS,
   CORS_ORIGIN: {
     value: 'ORIGINS',
     default: '*',
