@@ -54,6 +54,8 @@ export interface Config {
   readonly sync: { pollMs: number, webhookUrls: readonly URL[], webhookKey: Buffer | undefined }
   /** Bytes of upstream bodies the front keeps for revalidation. */
   readonly cacheMaxBytes: number
+  /** Bytes of files the front keeps lists too large for memory in. */
+  readonly cacheDiskMaxBytes: number
   /** Origins the front allows cross-origin reads from: '*' (any), a list, or none ([]). */
   readonly corsOrigins: '*' | string[]
   /** The headers in which both tiers name each answer's cache tags (none: []). */
@@ -183,6 +185,7 @@ export function loadConfig (env: NodeJS.ProcessEnv, flags: SettingTexts = {}): C
     previewSecret: value.PREVIEW_SECRET,
     sync: { pollMs: value.SYNC_POLL_MS, webhookUrls: value.WEBHOOK_URLS ?? [], webhookKey: value.WEBHOOK_SECRET },
     cacheMaxBytes: value.CACHE_MAX_MB * 1024 * 1024,
+    cacheDiskMaxBytes: value.CACHE_DISK_MAX_MB * 1024 * 1024,
     corsOrigins: value.CORS_ORIGIN,
     cacheTagHeaders: value.CACHE_TAG_HEADERS,
     metricsEnabled: value.METRICS,

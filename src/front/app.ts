@@ -35,7 +35,7 @@ import type { Timers } from '../lib/timers.js'
 import { createCacheTagHeaders } from '../sync/cache-tag-headers.js'
 
 /** The settings the front reads, as the settings table gives them. */
-export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'cacheTagHeaders'>
+export type FrontSettings = Pick<Config, 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'cacheDiskMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'cacheTagHeaders'>
 
 export interface FrontAppOptions extends FrontSettings, BodyLimits, TierOperationsOptions {
   upstream: UpstreamClient
@@ -66,7 +66,7 @@ function noPostsDetail (query: ListQuery): string {
 const INVALID_SLUG = `A slug is 1 to ${SLUG_MAX_LENGTH} lower-case letters and digits in groups joined by single hyphens.`
 
 export function buildFrontApp ({
-  upstream, logger, server, slugPattern, cacheControl: cacheControlSetting, cacheMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
+  upstream, logger, server, slugPattern, cacheControl: cacheControlSetting, cacheMaxBytes, cacheDiskMaxBytes, staleIfErrorS, corsOrigins, maxListBytes, maxPostBytes, listBufferLimit, apiDocs = true,
   metrics, metricsRoute = true, ready, now = Date.now, feeds, sitemapPageSize, cacheTagHeaders, syncTimers, fastLane = true
 }: FrontAppOptions): FastifyInstance {
   // Public, read-only data: CORS (GET and HEAD, never with credentials) on every answer, per CORS_ORIGIN.
@@ -89,7 +89,8 @@ export function buildFrontApp ({
   const { cacheControlNow } = schedule
   // What each answer depends on, named for CDNs; undefined (nothing to do) when no header is configured.
   const tagHeaders = createCacheTagHeaders(cacheTagHeaders)
-  const cache = createUpstreamCache({ upstream: schedule.upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now })
+  const cache = createUpstreamCache({ upstream: schedule.upstream, cacheMaxBytes, cacheDiskMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now })
+  app.addHook('onClose', async () => await cache.close())
 
   /** A copy served in place of a failed call says so (RFC 9211). */
   function flagStale (reply: FastifyReply, stale: Stale | undefined): void {

@@ -15,11 +15,11 @@ export function upstreamClientOptions (config: Config): Pick<UpstreamClientOptio
 }
 
 /** What the front takes from the settings. */
-type FrontSettings = 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'cacheTagHeaders' | 'server' | keyof typeof BODY_LIMITS
+type FrontSettings = 'slugPattern' | 'cacheControl' | 'cacheMaxBytes' | 'cacheDiskMaxBytes' | 'staleIfErrorS' | 'corsOrigins' | 'feeds' | 'cacheTagHeaders' | 'server' | keyof typeof BODY_LIMITS
 
 export function frontAppOptions (config: Config, parts: Omit<FrontAppOptions, FrontSettings>): FrontAppOptions {
-  const { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, cacheTagHeaders, server } = config
-  return { slugPattern, cacheControl, cacheMaxBytes, staleIfErrorS, corsOrigins, feeds, cacheTagHeaders, server, ...BODY_LIMITS, ...parts }
+  const { slugPattern, cacheControl, cacheMaxBytes, cacheDiskMaxBytes, staleIfErrorS, corsOrigins, feeds, cacheTagHeaders, server } = config
+  return { slugPattern, cacheControl, cacheMaxBytes, cacheDiskMaxBytes, staleIfErrorS, corsOrigins, feeds, cacheTagHeaders, server, ...BODY_LIMITS, ...parts }
 }
 
 /**

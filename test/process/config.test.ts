@@ -129,6 +129,7 @@ describe('the settings table', () => {
     WEBHOOK_URLS: 'https://hooks.example/a,http://127.0.0.1:9/b?token=x',
     WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     CACHE_MAX_MB: '1',
+    CACHE_DISK_MAX_MB: '2',
     CORS_ORIGIN: 'off',
     CACHE_TAG_HEADERS: 'xkey',
     UPSTREAM_TIMEOUT_MS: '1234',

@@ -3,9 +3,9 @@
 // with a posts version is confirmed by asking its upstream for the version now (versions.ts).
 // Otherwise (or when the version moved) a conditional GET revalidates it, coalesced among
 // concurrent requests for the same path. A new body's shape is checked once, when it arrives
-// (answer-checks.ts); what is held, and served in place of a failure, is copies.ts. Pages of a
-// list shape that clients page through often are answered from that shape's keyed list
-// (page-index.ts).
+// (answer-checks.ts); what is held, and served in place of a failure, is copies.ts; lists too
+// large for memory are held as files (list-files.ts). Pages of a list shape that clients page
+// through often are answered from that shape's keyed list (page-index.ts).
 import { POST_ROUTE } from '../../contract/neighbours.js'
 import type { Readable } from 'node:stream'
 import type { BodyLimits } from '../../contract/body-limits.js'
@@ -18,6 +18,7 @@ import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { checkBody, nextCursor, relayedInvalidQuery, strongEtag, totalCount, unexpectedStatus, type CheckedBody, type Expected } from './answer-checks.js'
 import { createHeldCopies, type HeldCopy, type Stale } from './copies.js'
+import { createListFiles } from './list-files.js'
 import { createPageIndexes } from './page-index.js'
 import { createTimedCall, type Answered } from './timed-calls.js'
 import { createVersionConfirmer, labelOf, type VersionLabel } from './versions.js'
@@ -25,7 +26,7 @@ import { createVersionConfirmer, labelOf, type VersionLabel } from './versions.j
 export type { CheckedBody } from './answer-checks.js'
 export type { Stale } from './copies.js'
 
-export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, BodyLimits {
+export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, Partial<Pick<Config, 'cacheDiskMaxBytes'>>, BodyLimits {
   upstream: UpstreamClient
   /** The metrics (src/ops/front-metrics.ts); undefined: none. */
   observer?: UpstreamCacheObserver
@@ -41,7 +42,7 @@ export type PostOutcome =
 
 export type ListOutcome =
   | { kind: 'body', body: CheckedBody, stale?: Stale }
-  /** A list too large to check whole: relayed as it comes, to one client only. */
+  /** A list too large to check whole: relayed as it comes (or from its file), to one client only. */
   | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey, total?: number }
 
 /** `wanted`: whether the request still waits for the answer (its client is there); no call is made for it otherwise. */
@@ -54,6 +55,8 @@ export interface UpstreamCache {
   held: () => { copies: number, bytes: number }
   /** Page indexes being built now (at most one). */
   indexing: () => number
+  /** Removes the lists held as files. */
+  close: () => Promise<void>
 }
 
 /**
@@ -66,10 +69,11 @@ type Fetched = Exclude<Shared, { kind: 'streamed' }> | Extract<ListOutcome, { ki
 const LIST_PATH = '/api/posts'
 
 export function createUpstreamCache ({
-  upstream, cacheMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now = Date.now, indexAfterCalls
+  upstream, cacheMaxBytes, cacheDiskMaxBytes = 0, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now = Date.now, indexAfterCalls
 }: UpstreamCacheOptions): UpstreamCache {
   const coalescer = createCoalescer<Shared>(observer?.joined)
   const copies = createHeldCopies({ cacheMaxBytes, staleIfErrorS, now })
+  const files = createListFiles({ maxBytes: cacheDiskMaxBytes, now })
   const timed = createTimedCall(observer)
   const versions = createVersionConfirmer({ upstream, timed, now, joined: observer?.joined })
   const pageIndexes = createPageIndexes({ upstream, timed, versions, copies, observer, indexAfterCalls })
@@ -100,12 +104,14 @@ export function createUpstreamCache ({
       try {
         const next = nextCursor(response, expected)
         const total = totalCount(response, expected)
-        return { kind: 'stream', stream, etag: strongEtag(response.headers.etag), ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
+        const facts = { etag: strongEtag(response.headers.etag), ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
+        return { kind: 'stream', stream: files.keep(path, stream, facts, version), ...facts }
       } catch (err) {
         stream.destroy()
         throw err
       }
     }
+    if (list) files.forget(path)
     if (response.status === 200) {
       const { body, upstreamEtag } = checkBody(response, expected)
       copies.holdBody(path, body, upstreamEtag, version)
@@ -136,6 +142,15 @@ export function createUpstreamCache ({
         observer?.served('hit')
         return { kind: 'body', body: copy }
       }
+      const file = files.get(path)
+      if (file !== undefined && await versions.confirmed(file, requestId, wanted)) {
+        const { etag, next, total } = file
+        const stream = await files.open(path, file)
+        if (stream !== undefined) {
+          observer?.served('hit')
+          return { kind: 'stream', stream, etag, ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
+        }
+      }
       let own: Fetched | undefined
       const shared = await coalescer.run(path, async () => {
         const fetched = await call(path, expected, requestId)
@@ -159,6 +174,7 @@ export function createUpstreamCache ({
   return {
     held: () => copies.held(),
     indexing: () => pageIndexes.building(),
+    close: async () => await files.close(),
     async list (query, requestId, wanted) {
       const { limit } = query
       // Canonical: the same query in any spelling is one copy and one coalesced call.

@@ -1,0 +1,134 @@
+// Lists too large to hold in memory (above the buffer limit, so relayed as streams), held as
+// files instead, within CACHE_DISK_MAX_MB, in a directory of the process's own under the
+// system's temporary directory, removed when the front closes. A relayed list is written to its
+// file as it passes to its client; the file is held once the upstream's body has ended whole,
+// labelled with the posts version the list was read under, and is then served as a held copy
+// is: only after a version read that started after the request confirms it. A list of a newer
+// version replaces it; the least recently used go first when the budget is reached.
+import { createWriteStream, mkdtempSync } from 'node:fs'
+import { open, rm, unlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { pipeline, Transform, type Readable } from 'node:stream'
+import { LRUCache } from 'lru-cache'
+import type { SortKey } from '../../contract/cursor.js'
+import type { Confirmation, VersionLabel } from './versions.js'
+
+/** What a streamed list's answer carries besides its bytes. */
+export interface ListFacts {
+  etag: string | undefined
+  next?: SortKey
+  total?: number
+}
+
+export interface HeldListFile extends Confirmation, ListFacts {
+  version: VersionLabel
+  file: string
+  bytes: number
+}
+
+export interface ListFiles {
+  get: (path: string) => HeldListFile | undefined
+  /** The held file's bytes, from a descriptor opened now; undefined (and forgotten) when the file is gone. */
+  open: (path: string, held: HeldListFile) => Promise<Readable | undefined>
+  /**
+   * `stream` as it comes, written to a file meanwhile, held for `path` once it ends whole; as it
+   * is when nothing can be held (no version, over the budget, `path` being written already).
+   */
+  keep: (path: string, stream: Readable, facts: ListFacts, version: VersionLabel | undefined) => Readable
+  forget: (path: string) => void
+  /** Forgets every file and removes the directory. */
+  close: () => Promise<void>
+}
+
+/**
+ * How far the file may fall behind the client before the list is relayed without it: the disk
+ * must never hold back the answer, nor the bytes waiting for it grow without bound.
+ */
+const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024
+/** The files' directory: `blog-read-api-lists-` and a suffix of mkdtemp's. */
+const DIRECTORY_PREFIX = 'blog-read-api-lists-'
+
+const ignore = (): void => {}
+
+export function createListFiles ({ maxBytes, now }: { maxBytes: number, now: () => number }): ListFiles {
+  let directory: string | undefined
+  let closed = false
+  let written = 0
+  const writing = new Set<string>()
+  const held = new LRUCache<string, HeldListFile>({
+    maxSize: Math.max(1, maxBytes),
+    sizeCalculation: (file) => Math.max(1, file.bytes),
+    // Replaced, evicted or forgotten: a client still reading it keeps its descriptor.
+    dispose: (file) => { unlink(file.file).catch(ignore) }
+  })
+
+  function keep (path: string, stream: Readable, facts: ListFacts, version: VersionLabel | undefined): Readable {
+    if (closed || maxBytes === 0 || version === undefined || writing.has(path)) return stream
+    try {
+      directory ??= mkdtempSync(join(tmpdir(), DIRECTORY_PREFIX))
+    } catch {
+      return stream // no temporary directory to write in: relayed only
+    }
+    const file = join(directory, `${++written}.json`)
+    const sink = createWriteStream(file)
+    writing.add(path)
+    let bytes = 0
+    let failed = false
+    // A disk that fails (full, gone) only means this list is not held; a directory removed from
+    // outside is made again for the next one.
+    sink.on('error', (err: NodeJS.ErrnoException) => {
+      failed = true
+      if (err.code === 'ENOENT' && directory === dirname(file)) directory = undefined
+    })
+    sink.once('close', () => {
+      writing.delete(path)
+      if (!failed && !closed) held.set(path, { ...facts, version, file, bytes, validatedAt: now() })
+      else unlink(file).catch(ignore)
+    })
+    const tee = new Transform({
+      transform (chunk: Buffer, _encoding, done) {
+        bytes += chunk.length
+        if (!failed && (bytes > maxBytes || sink.writableLength > MAX_UNWRITTEN_BYTES)) {
+          failed = true
+          sink.destroy()
+        }
+        if (!failed) sink.write(chunk)
+        done(null, chunk)
+      },
+      // The upstream's body ended whole (a break is an error instead).
+      flush (done) {
+        sink.end()
+        done()
+      }
+    })
+    // The client gone, a 304, or a break upstream: the file is dropped (its sink closes once destroyed).
+    pipeline(stream, tee, (err) => {
+      if (err === undefined || err === null) return
+      failed = true
+      sink.destroy()
+    })
+    return tee
+  }
+
+  return {
+    get: (path) => held.get(path),
+    async open (path, file) {
+      try {
+        const handle = await open(file.file, 'r')
+        return handle.createReadStream()
+      } catch {
+        // Removed from outside (a cleaner of the temporary directory): asked for again instead.
+        if (held.get(path) === file) held.delete(path)
+        return undefined
+      }
+    },
+    keep,
+    forget: (path) => { held.delete(path) },
+    async close () {
+      closed = true
+      held.clear()
+      if (directory !== undefined) await rm(directory, { recursive: true, force: true })
+    }
+  }
+}
