@@ -103,9 +103,11 @@ export function buildFrontApp ({
     if (next !== undefined) reply.header('link', nextLink(LIST_ROUTE, query, next))
   }
 
-  async function relayList (request: FastifyRequest, reply: FastifyReply, { stream, etag }: Extract<ListOutcome, { kind: 'stream' }>): Promise<FastifyReply> {
-    await sendConditional(request, reply, { etag, cacheControl: cacheControlNow() }, async () =>
-      reply.header('content-type', JSON_CONTENT_TYPE).send(await relayJsonArray(stream)))
+  async function relayList (request: FastifyRequest, reply: FastifyReply, { stream, etag, length }: Extract<ListOutcome, { kind: 'stream' }>): Promise<FastifyReply> {
+    await sendConditional(request, reply, { etag, cacheControl: cacheControlNow() }, async () => {
+      if (length !== undefined) reply.header('content-length', length)
+      return reply.header('content-type', JSON_CONTENT_TYPE).send(await relayJsonArray(stream))
+    })
     // Not relayed (304): release the upstream connection now.
     if (reply.statusCode === 304) stream.destroy()
     return reply

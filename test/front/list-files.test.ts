@@ -61,14 +61,19 @@ async function frontWith (diskBytes = DISK_BYTES): Promise<string> {
   return front.url
 }
 
-/** Asks until an answer comes without a list call (its file written and held), and returns it. */
+/** The answer to `path`, which must come from its file: without a list call. */
 async function heldAnswer (url: string, path: string): Promise<TestResponse> {
-  return await pollUntil(`${path} served from its file`, async () => {
-    const calls = listCalls()
-    const response = await get(url, path)
-    assert.equal(response.text, list)
-    return listCalls() === calls ? response : undefined
-  })
+  const calls = listCalls()
+  const response = await get(url, path)
+  assert.equal(response.text, list)
+  assert.equal(listCalls(), calls, `${path} was asked upstream instead of read from its file`)
+  return response
+}
+
+/** Asks for `path` (the upstream answers), then again: from its file. */
+async function askedThenHeld (url: string, path: string): Promise<void> {
+  assert.equal((await get(url, path)).text, list)
+  await heldAnswer(url, path)
 }
 
 /** Whether `path` is answered without a list call, `times` times over. */
@@ -83,11 +88,13 @@ test('a large list is served from its file while its version is current, with th
   const first = await get(url, '/api/blog?count=exact')
   assert.equal(first.status, 200)
   assert.equal(first.text, list)
+  // Held as soon as the first answer ended: the very next request reads the file.
   const held = await heldAnswer(url, '/api/blog?count=exact')
   assert.equal(held.status, 200)
   assert.equal(held.headers.etag, first.headers.etag)
   assert.equal(held.headers['x-total-count'], '7')
   assert.equal(held.headers['content-type'], first.headers['content-type'])
+  assert.equal(held.headers['content-length'], String(Buffer.byteLength(list)), 'a held file\'s length is known')
   const calls = listCalls()
   const versionReads = upstream.requests.filter((req) => req.url === VERSION_PATH).length
   const conditional = await get(url, '/api/blog?count=exact', { 'if-none-match': String(first.headers.etag) })
@@ -99,7 +106,7 @@ test('a large list is served from its file while its version is current, with th
 test('once the version moves, the list is asked for again and the new one replaces the file', async () => {
   const directories = new Set(filesDirectories())
   const url = await frontWith()
-  await heldAnswer(url, '/api/blog')
+  await askedThenHeld(url, '/api/blog')
   version = 'v2'
   list = listOf(20_000, 'b')
   const calls = listCalls()
@@ -174,9 +181,9 @@ test('the least recently used list goes first when the budget is reached', async
   const directories = new Set(filesDirectories())
   const url = await frontWith()
   // Three lists of 20 KB each in 64 KB: all held. A fourth evicts the least recently used.
-  for (const tag of ['a', 'b', 'c']) await heldAnswer(url, `/api/blog?tag=${tag}`)
+  for (const tag of ['a', 'b', 'c']) await askedThenHeld(url, `/api/blog?tag=${tag}`)
   await heldAnswer(url, '/api/blog?tag=a')
-  await heldAnswer(url, '/api/blog?tag=d')
+  await askedThenHeld(url, '/api/blog?tag=d')
   assert.equal(await servedHeld(url, '/api/blog?tag=a', 1), true, 'the list used last was evicted')
   assert.equal(await servedHeld(url, '/api/blog?tag=b', 1), false, 'the least recently used was kept')
   await pollUntil('the evicted files removed', () => filesIn(directories) === 3)
@@ -185,14 +192,15 @@ test('the least recently used list goes first when the budget is reached', async
 test('a file removed from outside is asked for again, and the directory is removed when the front closes', async () => {
   const before = new Set(filesDirectories())
   const url = await frontWith()
-  await heldAnswer(url, '/api/blog')
+  await askedThenHeld(url, '/api/blog')
   const own = filesDirectories().filter((name) => !before.has(name))
   assert.equal(own.length, 1, 'one directory of the front\'s own')
   rmSync(`${tmpdir()}/${own[0]}`, { recursive: true, force: true })
   const calls = listCalls()
   assert.equal((await get(url, '/api/blog')).text, list)
   assert.equal(listCalls(), calls + 1, 'asked again')
-  await heldAnswer(url, '/api/blog')
+  // That answer found no directory to write in; the next makes one again, and is held.
+  await askedThenHeld(url, '/api/blog')
   for (const front of fronts.splice(0)) await front.app.close()
   assert.deepEqual(filesDirectories().filter((name) => !before.has(name)), [], 'the directory outlived the front')
 })

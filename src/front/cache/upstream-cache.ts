@@ -42,8 +42,8 @@ export type PostOutcome =
 
 export type ListOutcome =
   | { kind: 'body', body: CheckedBody, stale?: Stale }
-  /** A list too large to check whole: relayed as it comes (or from its file), to one client only. */
-  | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey, total?: number }
+  /** A list too large to check whole: relayed as it comes, or from its file (`length`: its bytes), to one client only. */
+  | { kind: 'stream', stream: Readable, etag: string | undefined, next?: SortKey, total?: number, length?: number }
 
 /** `wanted`: whether the request still waits for the answer (its client is there); no call is made for it otherwise. */
 export interface UpstreamCache {
@@ -144,11 +144,11 @@ export function createUpstreamCache ({
       }
       const file = files.get(path)
       if (file !== undefined && await versions.confirmed(file, requestId, wanted)) {
-        const { etag, next, total } = file
+        const { etag, next, total, bytes } = file
         const stream = await files.open(path, file)
         if (stream !== undefined) {
           observer?.served('hit')
-          return { kind: 'stream', stream, etag, ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
+          return { kind: 'stream', stream, etag, length: bytes, ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
         }
       }
       let own: Fetched | undefined
