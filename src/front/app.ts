@@ -81,7 +81,7 @@ export function buildFrontApp ({
     lane: fastLane ? (exchange) => held.lane(exchange) : undefined
   })
   const isValidSlug = createSlugValidator(slugPattern)
-  const sources = { inRotation: () => upstream.inRotation(), held: () => cache.held() }
+  const sources = { inRotation: () => upstream.inRotation(), held: () => cache.held(), heldOnDisk: () => cache.heldOnDisk() }
   const observer = metrics === undefined ? undefined : createFrontMetrics(metrics.registry, sources)
   // Every answer made from the posts takes its Cache-Control from here: no cache downstream keeps
   // it past the next scheduled instant.

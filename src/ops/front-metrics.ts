@@ -37,6 +37,8 @@ export interface FrontMetricSources {
   inRotation: () => number
   /** The held copies now. */
   held: () => { copies: number, bytes: number }
+  /** The lists held as files (CACHE_DISK_MAX_MB), and their bytes. */
+  heldOnDisk: () => { lists: number, bytes: number }
 }
 
 /** The outcome of a call that threw `err`: `status` is the upstream's answer if one came (its body was then unusable). */
@@ -93,6 +95,18 @@ export function createFrontMetrics (registry: Registry, sources: FrontMetricSour
     help: 'Upstream bodies held for revalidation, and page indexes of list shapes',
     registers: [],
     collect () { this.set(sources.held().copies) }
+  }))
+  registry.registerMetric(new Gauge({
+    name: `${METRIC_PREFIX}front_cache_disk_bytes`,
+    help: 'Bytes of the lists too large for memory held as files (CACHE_DISK_MAX_MB bounds it)',
+    registers: [],
+    collect () { this.set(sources.heldOnDisk().bytes) }
+  }))
+  registry.registerMetric(new Gauge({
+    name: `${METRIC_PREFIX}front_cache_disk_lists`,
+    help: 'Lists too large for memory held as files',
+    registers: [],
+    collect () { this.set(sources.heldOnDisk().lists) }
   }))
   registry.registerMetric(new Gauge({
     name: `${METRIC_PREFIX}upstreams_in_rotation`,

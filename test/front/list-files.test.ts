@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { after, afterEach, before, test } from 'node:test'
 import { request } from 'undici'
 import { POSTS_VERSION_HEADER, VERSION_PATH } from '../../src/contract/posts-version.js'
+import { createProcessMetrics } from '../../src/ops/metrics.js'
+import { parseMetrics, valueOf } from '../helpers/metrics-text.js'
 import { json, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -56,7 +58,7 @@ async function frontWith (diskBytes = DISK_BYTES): Promise<string> {
   version = 'v1'
   list = listOf(20_000, 'a')
   cutOff = false
-  const front = await startFront(upstream.url, { listBufferLimit: BUFFER_LIMIT, cacheDiskMaxBytes: diskBytes })
+  const front = await startFront(upstream.url, { listBufferLimit: BUFFER_LIMIT, cacheDiskMaxBytes: diskBytes, metrics: createProcessMetrics() })
   fronts.push(front)
   return front.url
 }
@@ -95,6 +97,9 @@ test('a large list is served from its file while its version is current, with th
   assert.equal(held.headers['x-total-count'], '7')
   assert.equal(held.headers['content-type'], first.headers['content-type'])
   assert.equal(held.headers['content-length'], String(Buffer.byteLength(list)), 'a held file\'s length is known')
+  const samples = parseMetrics((await get(url, '/metrics')).text)
+  assert.equal(valueOf(samples, 'blog_read_api_front_cache_disk_lists'), 1)
+  assert.equal(valueOf(samples, 'blog_read_api_front_cache_disk_bytes'), Buffer.byteLength(list))
   const calls = listCalls()
   const versionReads = upstream.requests.filter((req) => req.url === VERSION_PATH).length
   const conditional = await get(url, '/api/blog?count=exact', { 'if-none-match': String(first.headers.etag) })

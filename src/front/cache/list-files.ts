@@ -38,6 +38,8 @@ export interface ListFiles {
    */
   keep: (path: string, stream: Readable, facts: ListFacts, version: VersionLabel | undefined) => Readable
   forget: (path: string) => void
+  /** The files held now, and their bytes. */
+  held: () => { lists: number, bytes: number }
   /** Forgets every file and removes the directory. */
   close: () => Promise<void>
 }
@@ -154,6 +156,7 @@ export function createListFiles ({ maxBytes, now }: { maxBytes: number, now: () 
     },
     keep,
     forget: (path) => { held.delete(path) },
+    held: () => ({ lists: held.size, bytes: held.calculatedSize }),
     async close () {
       closed = true
       held.clear()

@@ -55,6 +55,8 @@ export interface UpstreamCache {
   held: () => { copies: number, bytes: number }
   /** Page indexes being built now (at most one). */
   indexing: () => number
+  /** The lists held as files, and their bytes (within cacheDiskMaxBytes). */
+  heldOnDisk: () => { lists: number, bytes: number }
   /** Removes the lists held as files. */
   close: () => Promise<void>
 }
@@ -174,6 +176,7 @@ export function createUpstreamCache ({
   return {
     held: () => copies.held(),
     indexing: () => pageIndexes.building(),
+    heldOnDisk: () => files.held(),
     close: async () => await files.close(),
     async list (query, requestId, wanted) {
       const { limit } = query

@@ -60,7 +60,7 @@ const settle = async (): Promise<void> => { for (let i = 0; i < 20; i++) await n
 test('a flood of list shapes keeps page indexes within the budget, built one at a time', async () => {
   const upstream = floodedUpstream()
   const registry = new Registry()
-  const observer = createFrontMetrics(registry, { inRotation: () => 1, held: () => cache.held() })
+  const observer = createFrontMetrics(registry, { inRotation: () => 1, held: () => cache.held(), heldOnDisk: () => cache.heldOnDisk() })
   const cache = createUpstreamCache({
     upstream: upstream.client, cacheMaxBytes: BUDGET, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 1 << 20, indexAfterCalls: INDEX_AFTER, observer
   })
