@@ -3,9 +3,10 @@
 // did not end whole, within the disk budget, and removed when the front closes. Over a fake
 // upstream on loopback that labels its answers with a version and answers the version route.
 import assert from 'node:assert/strict'
-import { readdirSync, rmSync } from 'node:fs'
+import { appendFileSync, readdirSync, rmSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { after, afterEach, before, test } from 'node:test'
 import { request } from 'undici'
@@ -192,6 +193,25 @@ test('the least recently used list goes first when the budget is reached', async
   assert.equal(await servedHeld(url, '/api/blog?tag=a', 1), true, 'the list used last was evicted')
   assert.equal(await servedHeld(url, '/api/blog?tag=b', 1), false, 'the least recently used was kept')
   await pollUntil('the evicted files removed', () => filesIn(directories) === 3)
+})
+
+test('a held file written to from outside still answers the bytes held, with their length', async () => {
+  const directories = new Set(filesDirectories())
+  const url = await frontWith()
+  await askedThenHeld(url, '/api/blog')
+  const [own] = filesDirectories().filter((name) => !directories.has(name))
+  const [file] = readdirSync(join(tmpdir(), own ?? ''))
+  appendFileSync(join(tmpdir(), own ?? '', file ?? ''), ',"more"]')
+  // Every byte the front writes, read off the socket: nothing past the length it announced.
+  const { port } = new URL(url)
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write('GET /api/blog HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'))
+    const chunks: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject).on('close', () => resolve(Buffer.concat(chunks).toString()))
+  })
+  const [head, body] = raw.split('\r\n\r\n')
+  assert.match(head ?? '', new RegExp(`\r\ncontent-length: ${Buffer.byteLength(list)}\r\n`, 'i'))
+  assert.equal(body, list)
 })
 
 test('a file removed from outside is asked for again, and the directory is removed when the front closes', async () => {

@@ -147,7 +147,7 @@ export function createListFiles ({ maxBytes, now }: { maxBytes: number, now: () 
     async open (path, file) {
       try {
         const handle = await open(file.file, 'r')
-        return Readable.from(chunksOf(handle), { objectMode: true, highWaterMark: 1 })
+        return Readable.from(chunksOf(handle, file.bytes), { objectMode: true, highWaterMark: 1 })
       } catch {
         // Removed from outside (a cleaner of the temporary directory): asked for again instead.
         if (held.get(path) === file) held.delete(path)
@@ -166,16 +166,19 @@ export function createListFiles ({ maxBytes, now }: { maxBytes: number, now: () 
 }
 
 /**
- * The file's bytes, then the descriptor closed (also when the reader stops early). Each chunk is
- * counted as relayed: like a socket's, these buffers are freed only by a young collection.
+ * The file's first `bytes` (what was held: the answer's length says so), then the descriptor
+ * closed (also when the reader stops early). Each chunk is counted as relayed: like a socket's,
+ * these buffers are freed only by a young collection.
  */
-async function * chunksOf (handle: FileHandle): AsyncGenerator<Buffer> {
+async function * chunksOf (handle: FileHandle, bytes: number): AsyncGenerator<Buffer> {
   try {
-    for (;;) {
-      const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafeSlow(READ_BYTES), 0, READ_BYTES, null)
+    for (let left = bytes; left > 0;) {
+      const size = Math.min(READ_BYTES, left)
+      const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafeSlow(size), 0, size, null)
       if (bytesRead === 0) return
+      left -= bytesRead
       relayCollector.relayed(bytesRead)
-      yield bytesRead === READ_BYTES ? buffer : buffer.subarray(0, bytesRead)
+      yield bytesRead === size ? buffer : buffer.subarray(0, bytesRead)
     }
   } finally {
     await handle.close()

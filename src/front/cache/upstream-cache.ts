@@ -144,7 +144,7 @@ export function createUpstreamCache ({
         observer?.served('hit')
         return { kind: 'body', body: copy }
       }
-      const file = files.get(path)
+      const file = expected.kind === 'list' ? files.get(path) : undefined
       if (file !== undefined && await versions.confirmed(file, requestId, wanted)) {
         const { etag, next, total, bytes } = file
         const stream = await files.open(path, file)
