@@ -59,7 +59,9 @@ test('a 96 MiB list relayed as a stream holds a few MiB of buffers at a time, no
   const rise = peak - start
   t.diagnostic(`buffer memory rose by ${(rise / MIB).toFixed(1)} MiB`)
   // Both ends are in this process: the front's reads from its upstream and the client's reads of
-  // the front. Measured 14 to 31 MiB; without young collections during the relay, 79 to 114 MiB
-  // on Node 24 and 26 (Node 22's V8 collected them sooner by itself: 31 MiB either way).
-  assert.ok(rise < 48 * MIB, `buffer memory rose by ${(rise / MIB).toFixed(1)} MiB`)
+  // the front. Measured 14 to 33 MiB, and once 55 in a whole `npm test` on 2 busy cores (buffers
+  // in flight at a young collection outlive it until a full one); without young collections
+  // during the relay, 79 to 114 MiB on Node 24 and 26 (Node 22's V8 collected them sooner by
+  // itself: 31 MiB either way).
+  assert.ok(rise < 64 * MIB, `buffer memory rose by ${(rise / MIB).toFixed(1)} MiB`)
 })
