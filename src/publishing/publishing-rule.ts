@@ -60,7 +60,7 @@ const SQLITE: DialectTerms = {
   instantMs: () => sqliteInstant
 }
 
-/** PostgreSQL: time types compare natively (the index serves `published_at > now`); `timestamp` without zone is UTC. */
+/** PostgreSQL: time types compare natively; `timestamp` without zone is UTC. */
 function postgresNow ({ type = '' }: ColumnInfo, nowMs: number): RawBuilder<unknown> {
   if (type === 'timestamp with time zone') return sql`${isoOf(nowMs)}::timestamptz`
   if (type === 'timestamp without time zone') return sql`(${isoOf(nowMs)}::timestamptz AT TIME ZONE 'UTC')`
@@ -68,10 +68,14 @@ function postgresNow ({ type = '' }: ColumnInfo, nowMs: number): RawBuilder<unkn
   throw new Error(`unreachable: published_at of type ${type}`)
 }
 
+// `published_at IS NOT NULL` rather than COALESCE(…, false) keeps the terms never NULL: the
+// planner reads a bare comparison with the column's statistics, and the index serves it. Behind
+// COALESCE it guessed a third of the rows, and sorted the whole table for a list instead of
+// reading the index in order (the first byte of a 100,000-post list after 0.5 s instead of at once).
 const POSTGRES: DialectTerms = {
   lowerText: (column) => sql<string>`lower(${column}::text)`,
-  publishedBy: (info, nowMs) => sql<boolean>`COALESCE(published_at <= ${postgresNow(info, nowMs)}, false)`,
-  publishedAfter: (info, nowMs) => sql<boolean>`COALESCE(published_at > ${postgresNow(info, nowMs)}, false)`,
+  publishedBy: (info, nowMs) => sql<boolean>`(published_at <= ${postgresNow(info, nowMs)} AND published_at IS NOT NULL)`,
+  publishedAfter: (info, nowMs) => sql<boolean>`(published_at > ${postgresNow(info, nowMs)} AND published_at IS NOT NULL)`,
   instantMs: () => sql<number | null>`floor(extract(epoch from published_at) * 1000)::bigint`
 }
 
