@@ -94,23 +94,25 @@ export function createListFiles ({ maxBytes, now }: { maxBytes: number, now: () 
     let bytes = 0
     let failed = false
     let kept = false
+    /** This list will not be held: the next answer for `path` may write its own file at once. */
+    const fail = (): void => {
+      if (failed) return
+      failed = true
+      writing.delete(path)
+      sink.destroy()
+    }
     // A disk that fails (full, gone) only means this list is not held; a directory removed from
     // outside is made again for the next one.
     sink.on('error', (err: NodeJS.ErrnoException) => {
-      failed = true
       if (err.code === 'ENOENT' && directory === dirname(file)) directory = undefined
+      fail()
     })
-    sink.once('close', () => {
-      writing.delete(path)
-      if (!kept) unlink(file).catch(ignore)
-    })
+    // Closed once written, or destroyed: a file not held goes.
+    sink.once('close', () => { if (!kept) unlink(file).catch(ignore) })
     const tee = new Transform({
       transform (chunk: Buffer, _encoding, done) {
         bytes += chunk.length
-        if (!failed && (bytes > maxBytes || sink.writableLength > MAX_UNWRITTEN_BYTES)) {
-          failed = true
-          sink.destroy()
-        }
+        if (bytes > maxBytes || sink.writableLength > MAX_UNWRITTEN_BYTES) fail()
         if (!failed) {
           sink.write(chunk)
           if (sink.writableLength >= WRITE_BATCH_BYTES) {
@@ -129,16 +131,13 @@ export function createListFiles ({ maxBytes, now }: { maxBytes: number, now: () 
             held.set(path, { ...facts, version, file, bytes, validatedAt: now() })
             kept = true
           }
+          writing.delete(path)
           done()
         })
       }
     })
-    // The client gone, a 304, or a break upstream: the file is dropped (its sink closes once destroyed).
-    pipeline(stream, tee, (err) => {
-      if (err === undefined || err === null) return
-      failed = true
-      sink.destroy()
-    })
+    // The client gone, a 304, or a break upstream: the file is dropped.
+    pipeline(stream, tee, (err) => { if (err !== undefined && err !== null) fail() })
     return tee
   }
 
