@@ -22,7 +22,8 @@ export interface ListFacts {
   total?: number
 }
 
-export interface HeldListFile extends Confirmation, ListFacts {
+export interface HeldListFile extends Confirmation {
+  facts: ListFacts
   version: VersionLabel
   file: string
   bytes: number
@@ -128,7 +129,7 @@ export function createListFiles ({ maxBytes, now }: { maxBytes: number, now: () 
         if (failed) return done()
         sink.end(() => {
           if (!failed && !closed) {
-            held.set(path, { ...facts, version, file, bytes, validatedAt: now() })
+            held.set(path, { facts, version, file, bytes, validatedAt: now() })
             kept = true
           }
           writing.delete(path)

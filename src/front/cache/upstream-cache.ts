@@ -26,7 +26,7 @@ import { createVersionConfirmer, labelOf, type VersionLabel } from './versions.j
 export type { CheckedBody } from './answer-checks.js'
 export type { Stale } from './copies.js'
 
-export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'staleIfErrorS'>, Partial<Pick<Config, 'cacheDiskMaxBytes'>>, BodyLimits {
+export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'cacheDiskMaxBytes' | 'staleIfErrorS'>, BodyLimits {
   upstream: UpstreamClient
   /** The metrics (src/ops/front-metrics.ts); undefined: none. */
   observer?: UpstreamCacheObserver
@@ -71,7 +71,7 @@ type Fetched = Exclude<Shared, { kind: 'streamed' }> | Extract<ListOutcome, { ki
 const LIST_PATH = '/api/posts'
 
 export function createUpstreamCache ({
-  upstream, cacheMaxBytes, cacheDiskMaxBytes = 0, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now = Date.now, indexAfterCalls
+  upstream, cacheMaxBytes, cacheDiskMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now = Date.now, indexAfterCalls
 }: UpstreamCacheOptions): UpstreamCache {
   const coalescer = createCoalescer<Shared>(observer?.joined)
   const copies = createHeldCopies({ cacheMaxBytes, staleIfErrorS, now })
@@ -146,11 +146,10 @@ export function createUpstreamCache ({
       }
       const file = expected.kind === 'list' ? files.get(path) : undefined
       if (file !== undefined && await versions.confirmed(file, requestId, wanted)) {
-        const { etag, next, total, bytes } = file
         const stream = await files.open(path, file)
         if (stream !== undefined) {
           observer?.served('hit')
-          return { kind: 'stream', stream, etag, length: bytes, ...(next === undefined ? {} : { next }), ...(total === undefined ? {} : { total }) }
+          return { kind: 'stream', stream, length: file.bytes, ...file.facts }
         }
       }
       let own: Fetched | undefined

@@ -62,7 +62,7 @@ test('a flood of list shapes keeps page indexes within the budget, built one at 
   const registry = new Registry()
   const observer = createFrontMetrics(registry, { inRotation: () => 1, held: () => cache.held(), heldOnDisk: () => cache.heldOnDisk() })
   const cache = createUpstreamCache({
-    upstream: upstream.client, cacheMaxBytes: BUDGET, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 1 << 20, indexAfterCalls: INDEX_AFTER, observer
+    upstream: upstream.client, cacheMaxBytes: BUDGET, cacheDiskMaxBytes: 0, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 1 << 20, indexAfterCalls: INDEX_AFTER, observer
   })
   /** The `front_cache_bytes` gauge, as a scrape reads it. */
   const gauge = async (): Promise<number> => (await registry.getSingleMetric(`${METRIC_PREFIX}front_cache_bytes`)?.get())?.values[0]?.value ?? NaN
@@ -117,7 +117,7 @@ test('a keyed list too large to hold is asked for again only after twice as many
   }
   // An index of the 20 KB list would be counted for more than half of this budget: never held.
   const cache = createUpstreamCache({
-    upstream: client, cacheMaxBytes: 32 * 1024, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 1 << 20, indexAfterCalls: INDEX_AFTER
+    upstream: client, cacheMaxBytes: 32 * 1024, cacheDiskMaxBytes: 0, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 1 << 20, indexAfterCalls: INDEX_AFTER
   })
   const fetchedAt: number[] = []
   for (let call = 1; call <= 50; call++) {

@@ -27,7 +27,7 @@ const streamed = (): UpstreamResponse => ({ status: 200, headers: {}, body: Buff
 
 function cacheOver (client: UpstreamClient, now?: () => number): ReturnType<typeof createUpstreamCache> {
   const config = testConfig()
-  return createUpstreamCache({ upstream: client, cacheMaxBytes: config.cacheMaxBytes, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 10, now })
+  return createUpstreamCache({ upstream: client, cacheMaxBytes: config.cacheMaxBytes, cacheDiskMaxBytes: 0, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 10, now })
 }
 
 const tick = (): Promise<void> => new Promise(setImmediate)
