@@ -79,6 +79,18 @@ async function askedThenHeld (url: string, path: string): Promise<void> {
   await heldAnswer(url, path)
 }
 
+/**
+ * After a list that was not held: the next answer asks upstream (`why`, if not), the one after it
+ * reads the file that answer wrote, and no other file of `directories`' new ones is left.
+ */
+async function askedAgainThenHeldAlone (url: string, directories: Set<string>, why: string): Promise<void> {
+  const calls = listCalls()
+  assert.equal((await get(url, '/api/blog')).text, list)
+  assert.equal(listCalls(), calls + 1, why)
+  await heldAnswer(url, '/api/blog')
+  await pollUntil('only the whole list\'s file left', () => filesIn(directories) === 1)
+}
+
 /** Whether `path` is answered without a list call, `times` times over. */
 async function servedHeld (url: string, path: string, times = 3): Promise<boolean> {
   const calls = listCalls()
@@ -132,11 +144,7 @@ test('a list whose upstream body broke is never held: the next request asks agai
     await assert.rejects(async () => await (await request(`${url}/api/blog`)).body.text())
   }
   cutOff = false
-  const calls = listCalls()
-  assert.equal((await get(url, '/api/blog')).text, list)
-  assert.equal(listCalls(), calls + 1, 'asked again after the breaks')
-  await heldAnswer(url, '/api/blog')
-  await pollUntil('only the whole list\'s file left', () => filesIn(directories) === 1)
+  await askedAgainThenHeldAlone(url, directories, 'asked again after the breaks')
 })
 
 test('a list whose client left before its end is not held', async () => {
@@ -160,11 +168,7 @@ test('a list whose client left before its end is not held', async () => {
   held.end()
   holdEnd = false
   list = listOf(20_000, 'c')
-  const calls = listCalls()
-  assert.equal((await get(url, '/api/blog')).text, list)
-  assert.equal(listCalls(), calls + 1, 'the list left before its end was held')
-  await heldAnswer(url, '/api/blog')
-  await pollUntil('only the whole list\'s file left', () => filesIn(directories) === 1)
+  await askedAgainThenHeldAlone(url, directories, 'the list left before its end was held')
 })
 
 test('no file without a version to confirm it, none over the budget, none at 0', async () => {
