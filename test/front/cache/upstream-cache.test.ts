@@ -25,9 +25,9 @@ function scriptedUpstream (): { client: UpstreamClient, calls: () => number, ans
 const UPSTREAM = 'http://127.0.0.1:1/'
 const streamed = (): UpstreamResponse => ({ status: 200, headers: {}, body: Buffer.alloc(0), stream: Readable.from([Buffer.from(LIST)]), upstream: UPSTREAM })
 
-function cacheOver (client: UpstreamClient, now?: () => number): ReturnType<typeof createUpstreamCache> {
+function cacheOver (client: UpstreamClient, now?: () => number, staleIfErrorS = 0): ReturnType<typeof createUpstreamCache> {
   const config = testConfig()
-  return createUpstreamCache({ upstream: client, cacheMaxBytes: config.cacheMaxBytes, cacheDiskMaxBytes: 0, staleIfErrorS: 0, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 10, now })
+  return createUpstreamCache({ upstream: client, cacheMaxBytes: config.cacheMaxBytes, cacheDiskMaxBytes: 0, staleIfErrorS, maxListBytes: 1 << 20, maxPostBytes: 1 << 20, listBufferLimit: 10, now })
 }
 
 const tick = (): Promise<void> => new Promise(setImmediate)
@@ -213,6 +213,20 @@ test('a version read that fails falls back to a regular call; one that times out
   await other.post('a', {}, 'warm')
   assert.equal(bodyOf(await other.post('a', {}, 'r3')), post('a'))
   assert.equal(answered.state.gets.length, 2)
+})
+
+test('a version read that times out serves the held copy as stale when stale-if-error allows it, and fails the request once it is too old', async () => {
+  const upstream = versionedUpstream(new Map([['a', post('a')]]))
+  let clock = 0
+  const cache = cacheOver({ ...upstream.client, version: async () => { throw new ProblemError('upstream-timeout', 'too slow') } }, () => clock, 60)
+  await cache.post('a', {}, 'warm')
+  clock = 59_000
+  const outcome = await cache.post('a', {}, 'r1')
+  assert.equal(bodyOf(outcome), post('a'))
+  assert.deepEqual(outcome.kind === 'body' ? outcome.stale : undefined, { status: 504 })
+  assert.equal(upstream.state.gets.length, 1, 'a time-out is not tried again')
+  clock = 61_000
+  await assert.rejects(cache.post('a', {}, 'r2'), (err: unknown) => err instanceof ProblemError && err.status === 504)
 })
 
 test('an answer without a version is revalidated by a regular call on every request, never by a version read', async () => {
