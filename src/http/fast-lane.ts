@@ -71,25 +71,29 @@ export class LaneExchange {
   /**
    * Sends `representation` as the framework's path does: 304 when the client's copy is current,
    * else in the best encoding, with `Cache-Control`, `ETag` and `Vary: Accept-Encoding` after
-   * the tier's own `headers`.
+   * the tier's own `headers`. True when it was written at once; a promise when the body waits
+   * for its encoding (a held answer is written without one).
    */
-  async representation (route: string, representation: Representation, cacheControl: string, headers: HeaderList = []): Promise<void> {
+  representation (route: string, representation: Representation, cacheControl: string, headers: HeaderList = []): Promise<void> | true {
     const { headers: base, vary } = this.kit.headersFor(this)
     const common = [...base, ...headers, 'vary', vary === undefined ? 'Accept-Encoding' : `${vary}, Accept-Encoding`, 'cache-control', cacheControl]
     const { etag, body } = representation
     if (ifNoneMatchHolds(this.req.headers['if-none-match'], etag)) {
       common.push('etag', etag)
-      return this.write(route, 304, common)
+      this.write(route, 304, common)
+      return true
     }
     const encoding = body.length >= MIN_COMPRESSED_BYTES ? chooseEncoding(this.req.headers['accept-encoding']) : undefined
     if (encoding === undefined) {
       common.push('etag', etag, 'content-type', JSON_CONTENT_TYPE)
-      return this.write(route, 200, common, body)
+      this.write(route, 200, common, body)
+      return true
     }
-    const encoded = await representation.encoded(encoding)
-    if (!this.answerable()) return
-    common.push('etag', variantEtag(etag, encoding), 'content-type', JSON_CONTENT_TYPE, 'content-encoding', encoding)
-    this.write(route, 200, common, encoded)
+    return representation.encoded(encoding).then((encoded) => {
+      if (!this.answerable()) return
+      common.push('etag', variantEtag(etag, encoding), 'content-type', JSON_CONTENT_TYPE, 'content-encoding', encoding)
+      this.write(route, 200, common, encoded)
+    })
   }
 
   /** Sends the problem `kind` (never stored), after the tier's own `headers`. */
@@ -132,12 +136,12 @@ export function settle<T> (exchange: LaneExchange, pending: Promise<T>, handed: 
     exchange.handOver()
   }
   exchange.untilAnswered()
-  pending.then(async (outcome) => {
+  pending.then((outcome) => {
     // Its client left (the line saying so is written when it does).
     if (!exchange.answerable()) return
     const answered = answer(outcome)
     if (answered === false) handOver()
-    else if (answered !== true) await answered
+    else if (answered !== true) return answered
   }, (err: unknown) => {
     // AbandonedCallError: its client left, and nobody else waited for that work.
     if (!(err instanceof AbandonedCallError)) handOver()

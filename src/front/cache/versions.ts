@@ -70,12 +70,13 @@ export function createVersionConfirmer ({ upstream, timed, now, joined }: Versio
   }
 
   return {
-    async confirmed (copy, requestId, wanted) {
+    confirmed (copy, requestId, wanted) {
       const { upstream: from, value } = copy.version
-      const read = await reads.run(from, async () => await readVersion(from, requestId), wanted)
-      if (read !== value) return false
-      copy.validatedAt = now()
-      return true
+      return reads.run(from, async () => await readVersion(from, requestId), wanted).then((read) => {
+        if (read !== value) return false
+        copy.validatedAt = now()
+        return true
+      })
     }
   }
 }
