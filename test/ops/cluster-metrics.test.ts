@@ -45,8 +45,12 @@ test('serve --workers 2: every scrape, whichever worker answers it, counts the r
     // A new connection each: the primary hands connections to the workers in turn.
     const requests = 20
     for (let i = 0; i < requests; i++) assert.equal((await get(front, '/api/blog/hello-world', { connection: 'close' })).status, 200)
-    const servedBy = new Set(lines.filter((l) => l.msg === 'request' && l.tier === 'front' && l.url === '/api/blog/hello-world').map((l) => l.worker))
-    assert.equal(servedBy.size, 2, 'both workers answered requests')
+    // Access lines are held back for at most the flush interval (250 ms) before they are written.
+    const answered = await pollUntil('the access line of every request', () => {
+      const frontLines = lines.filter((l) => l.msg === 'request' && l.tier === 'front' && l.url === '/api/blog/hello-world')
+      return frontLines.length === requests ? frontLines : undefined
+    }, { withinMs: 5_000 })
+    assert.equal(new Set(answered.map((l) => l.worker)).size, 2, 'both workers answered requests')
 
     for (let scrape = 0; scrape < 4; scrape++) {
       const answer = await get(front, '/metrics', { connection: 'close' })
