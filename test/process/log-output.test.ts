@@ -50,7 +50,7 @@ test('no access log below its level; a logger configured in ways the line would 
   assert.equal(JSON.parse(lines[0] ?? '').extra, true)
 })
 
-test('access lines wait for 64 KiB, the flush interval or any other line, which follows them; nothing is lost at exit', async () => {
+test('access lines wait for 4 KiB, the flush interval or any other line, which follows them; nothing is lost at exit', async () => {
   const file = join(dir, 'out.log')
   const fd = openSync(file, 'w')
   const out = createLogOutput(fd, { flushMs: 200 })
@@ -63,9 +63,9 @@ test('access lines wait for 64 KiB, the flush interval or any other line, which 
   out.writeBuffered?.('access 3\n')
   await pollUntil('the flush interval', () => written().endsWith('access 3\n'), { withinMs: 2000 })
   out.writeBuffered?.('x'.repeat(BUFFER_CHARS - 2) + '\n')
-  assert.equal(written().length, 'access 1\naccess 2\nstarted\naccess 3\n'.length, 'less than 64 KiB: held')
+  assert.equal(written().length, 'access 1\naccess 2\nstarted\naccess 3\n'.length, 'less than 4 KiB: held')
   out.writeBuffered?.('y\n')
-  assert.equal(written().length, 'access 1\naccess 2\nstarted\naccess 3\n'.length + BUFFER_CHARS + 1, '64 KiB or more: written at once')
+  assert.equal(written().length, 'access 1\naccess 2\nstarted\naccess 3\n'.length + BUFFER_CHARS + 1, '4 KiB or more: written at once')
   closeSync(fd)
 
   // A process that exits (here with an uncaught error) writes what it held.
