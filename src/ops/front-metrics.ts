@@ -1,10 +1,10 @@
 // The front's metrics: upstream calls by outcome with their latency, requests that shared another
 // request's call, answers served from held copies, and, read at each scrape, the held copies'
 // size and the upstreams in rotation.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { Counter, Histogram, type Registry } from 'prom-client'
 import { ProblemError } from '../contract/problems.js'
 import { isConnectFailure } from '../front/upstream/failures.js'
-import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
+import { LATENCY_BUCKETS_S, METRIC_PREFIX, registerScrapedGauge } from './metrics.js'
 
 /**
  * How one upstream call ended: it answered 200 (`ok`), 304, 404 for a post, 503 (`unavailable`),
@@ -84,36 +84,15 @@ export function createFrontMetrics (registry: Registry, sources: FrontMetricSour
     labelNames: ['result'] as const,
     registers: [registry]
   })
-  registry.registerMetric(new Gauge({
-    name: `${METRIC_PREFIX}front_cache_bytes`,
-    help: 'Bytes the held copies of upstream bodies and the page indexes of list shapes are counted for (CACHE_MAX_MB bounds it)',
-    registers: [],
-    collect () { this.set(sources.held().bytes) }
-  }))
-  registry.registerMetric(new Gauge({
-    name: `${METRIC_PREFIX}front_cache_copies`,
-    help: 'Upstream bodies held for revalidation, and page indexes of list shapes',
-    registers: [],
-    collect () { this.set(sources.held().copies) }
-  }))
-  registry.registerMetric(new Gauge({
-    name: `${METRIC_PREFIX}front_cache_disk_bytes`,
-    help: 'Bytes of the lists too large for memory held as files (CACHE_DISK_MAX_MB bounds it)',
-    registers: [],
-    collect () { this.set(sources.heldOnDisk().bytes) }
-  }))
-  registry.registerMetric(new Gauge({
-    name: `${METRIC_PREFIX}front_cache_disk_lists`,
-    help: 'Lists too large for memory held as files',
-    registers: [],
-    collect () { this.set(sources.heldOnDisk().lists) }
-  }))
-  registry.registerMetric(new Gauge({
-    name: `${METRIC_PREFIX}upstreams_in_rotation`,
-    help: 'Upstream post APIs in rotation (0: the front is not ready)',
-    registers: [],
-    collect () { this.set(sources.inRotation()) }
-  }))
+  registerScrapedGauge(registry, 'front_cache_bytes',
+    'Bytes the held copies of upstream bodies and the page indexes of list shapes are counted for (CACHE_MAX_MB bounds it)',
+    () => sources.held().bytes)
+  registerScrapedGauge(registry, 'front_cache_copies', 'Upstream bodies held for revalidation, and page indexes of list shapes',
+    () => sources.held().copies)
+  registerScrapedGauge(registry, 'front_cache_disk_bytes', 'Bytes of the lists too large for memory held as files (CACHE_DISK_MAX_MB bounds it)',
+    () => sources.heldOnDisk().bytes)
+  registerScrapedGauge(registry, 'front_cache_disk_lists', 'Lists too large for memory held as files', () => sources.heldOnDisk().lists)
+  registerScrapedGauge(registry, 'upstreams_in_rotation', 'Upstream post APIs in rotation (0: the front is not ready)', () => sources.inRotation())
 
   // Every child made once, and shown at 0 before it first counts (so rates and ratios exist from the start).
   const calls = new Map(OUTCOMES.map((outcome) => {

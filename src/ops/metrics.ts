@@ -2,7 +2,7 @@
 // the process runs, with Node's process defaults, the requests of each tier, and what each tier
 // adds (src/ops/front-metrics.ts, src/ops/store-metrics.ts). Scraped as text at GET /metrics; with
 // several workers, a scrape gets the sum of all of them (src/ops/cluster-metrics.ts).
-import { collectDefaultMetrics, Registry } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { createRequestHistogram, type Series } from './request-histogram.js'
 
 /** Every metric of ours starts with this; Node's process defaults keep their usual names. */
@@ -16,6 +16,22 @@ export const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.0
 
 /** The route label of requests no route matched (404s, and paths the router refused): bounded. */
 export const UNMATCHED_ROUTE = 'unmatched'
+
+/**
+ * A gauge without labels that `read` gives at each scrape (`METRIC_PREFIX` + `name`): nothing is
+ * counted per request. Left as it was when `read` has no value.
+ */
+export function registerScrapedGauge (registry: Registry, name: string, help: string, read: () => number | undefined): void {
+  registry.registerMetric(new Gauge({
+    name: `${METRIC_PREFIX}${name}`,
+    help,
+    registers: [],
+    collect () {
+      const value = read()
+      if (value !== undefined) this.set(value)
+    }
+  }))
+}
 
 export interface ProcessMetrics {
   readonly registry: Registry

@@ -3,7 +3,7 @@
 // times the one it wraps), so every dialect is measured alike and none of them knows about it.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 import { StoreQueryError, StoreUnavailableError, type PostStore } from '../store/store.js'
-import { LATENCY_BUCKETS_S, METRIC_PREFIX } from './metrics.js'
+import { LATENCY_BUCKETS_S, METRIC_PREFIX, registerScrapedGauge } from './metrics.js'
 
 /** The store reads the post API makes; `token` is the change-token read that precedes each answer. */
 export type QueryKind = 'token' | 'post' | 'neighbours' | 'list' | 'page' | 'count' | 'probe'
@@ -141,13 +141,5 @@ function registerPoolGauges (registry: Registry, store: PostStore): void {
       this.labels({ state: 'idle' }).set(now.idle)
     }
   }))
-  registry.registerMetric(new Gauge({
-    name: `${METRIC_PREFIX}store_pool_waiting`,
-    help: 'Store reads waiting for a pool connection',
-    registers: [],
-    collect () {
-      const now = stats()
-      if (now !== undefined) this.set(now.waiting)
-    }
-  }))
+  registerScrapedGauge(registry, 'store_pool_waiting', 'Store reads waiting for a pool connection', () => stats()?.waiting)
 }

@@ -1,8 +1,8 @@
 // The webhooks' metrics, read from the sender's totals at each scrape (nothing is counted per
 // delivery here): what was delivered, what failed and was retried, what was given up.
-import { Counter, Gauge, type Registry } from 'prom-client'
+import { Counter, type Registry } from 'prom-client'
 import type { WebhookSender, WebhookStats } from '../sync/webhook-sender.js'
-import { METRIC_PREFIX } from './metrics.js'
+import { METRIC_PREFIX, registerScrapedGauge } from './metrics.js'
 
 const COUNTERS: Array<{ name: string, help: string, stat: keyof WebhookStats }> = [
   { name: 'webhook_deliveries_total', help: 'Webhook deliveries a receiver accepted (2xx)', stat: 'delivered' },
@@ -23,10 +23,5 @@ export function registerWebhookMetrics (registry: Registry, sender: WebhookSende
       }
     }))
   }
-  registry.registerMetric(new Gauge({
-    name: `${METRIC_PREFIX}webhook_pending`,
-    help: 'Webhook deliveries waiting (to be sent, or for a retry), all URLs',
-    registers: [],
-    collect () { this.set(sender.stats().pending) }
-  }))
+  registerScrapedGauge(registry, 'webhook_pending', 'Webhook deliveries waiting (to be sent, or for a retry), all URLs', () => sender.stats().pending)
 }
