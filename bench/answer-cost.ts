@@ -3,9 +3,9 @@
 // or with --callgrind its instructions per request (valgrind's callgrind, counted over exactly the
 // measured requests, after a warm-up).
 // For small A/B decisions where `npm run bench`'s requests/s move with whatever else runs.
-//   npm run build && node --import tsx bench/answer-cost.ts --scenario invalid [--target front|peer|limit] [--callgrind] [--set NAME=VALUE]
+//   npm run build && node --import tsx bench/answer-cost.ts --scenario invalid [--target front|peer|limit] [--callgrind [--callgrind-out FILE]] [--set NAME=VALUE]
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     /** The built CLI to measure (another build kept aside, for an A/B). */
     cli: { type: 'string', default: 'dist/cli.js' },
     callgrind: { type: 'boolean', default: false },
+    /** With --callgrind: where to keep its counts, for `callgrind_annotate` (the run's own folder is removed). */
+    'callgrind-out': { type: 'string' },
     /** LOAD_SHED_DELAY_MS of both tiers; under callgrind 0 unless given (a bound far above valgrind's lag keeps the check without tripping it). */
     'load-shed-ms': { type: 'string' },
     /** A V8 CPU profile of the measured process, written into this folder when it ends. */
@@ -154,6 +156,7 @@ if (values['cpu-prof-dir'] !== undefined) {
 if (values.callgrind) {
   const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, 'callgrind.out.1'), 'utf8'))?.[1]
   line += ` (under valgrind); ${(Number(total) / requests).toFixed(0)} instructions per request`
+  if (values['callgrind-out'] !== undefined) copyFileSync(join(dir, 'callgrind.out.1'), resolve(values['callgrind-out']))
 }
 process.stdout.write(`${line}\n`)
 process.exit(0)
