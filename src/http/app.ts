@@ -87,9 +87,9 @@ export function buildHttpApp ({ logger, routes, timeouts, loadShedDelayMs, corsO
   // Requests a lane gave to the framework: their id and their time run from when the lane took them.
   const handedOver = new WeakMap<IncomingMessage, LaneExchange>()
   const elapsedMs = (request: FastifyRequest, reply: FastifyReply): number => handedOver.get(request.raw)?.elapsedMs() ?? reply.elapsedTime
-  /** The access line of an answered request, its time in hundredths of a millisecond. */
+  /** The access line of an answered request. */
   function logLine (log: AccessLog | undefined, reqId: string, method: string, url: string, status: number, ms: number): void {
-    log?.({ reqId, method, url, status, ms: Math.round(ms * 100) / 100 })
+    log?.({ reqId, method, url, status, ms })
   }
   /** The access line of a request whose client left before its answer was written. */
   function logLeft (reqId: string, method: string | undefined, url: string | undefined): void {

@@ -4,6 +4,8 @@
 // Any other line is written at once, after the access lines before it (the order
 // stays), and what is left is written when the process exits, crash included. The buffer is ours
 // (one string, and its length): sonic-boom's own measures its whole buffer in bytes at each line.
+// What is written is encoded once and handed over as bytes: handed a string, sonic-boom measures
+// it in bytes, encodes it to write it, then encodes it again to account for what was written.
 import { pino } from 'pino'
 import type { LogOutput } from '../http/access-log.js'
 
@@ -12,13 +14,14 @@ export const BUFFER_CHARS = 4096
 const FLUSH_MS = 250
 
 export function createLogOutput (fd: number, { bufferChars = BUFFER_CHARS, flushMs = FLUSH_MS } = {}): LogOutput & { flushSync: () => void } {
-  const out = pino.destination({ dest: fd, sync: true })
+  // In buffer mode sonic-boom takes Buffers, which its types (strings only) do not say.
+  const out = pino.destination({ dest: fd, sync: true, contentMode: 'buffer' }) as unknown as { write: (bytes: Buffer) => boolean }
   let held = ''
   const flushSync = (): void => {
     if (held === '') return
     const lines = held
     held = ''
-    out.write(lines)
+    out.write(Buffer.from(lines))
   }
   setInterval(flushSync, flushMs).unref()
   process.once('exit', flushSync)
@@ -26,7 +29,7 @@ export function createLogOutput (fd: number, { bufferChars = BUFFER_CHARS, flush
     write (line) {
       const lines = held + line
       held = ''
-      out.write(lines)
+      out.write(Buffer.from(lines))
     },
     writeBuffered (line) {
       held += line

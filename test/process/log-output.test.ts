@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { Writable } from 'node:stream'
 import { after, test } from 'node:test'
 import { pino } from 'pino'
-import { createAccessLog } from '../../src/http/access-log.js'
+import fc from 'fast-check'
+import { createAccessLog, hundredths, roundedMs } from '../../src/http/access-log.js'
 import { BUFFER_CHARS, createLogOutput } from '../../src/process/log-output.js'
 import { pollUntil } from '../helpers/poll.js'
 
@@ -76,4 +77,42 @@ test('access lines wait for 4 KiB, the flush interval or any other line, which f
   { stdio: 'ignore', cwd: fileURLToPath(new URL('../..', import.meta.url)) })
   assert.equal(crashed.status, 1)
   assert.equal(readFileSync(exitFile, 'utf8'), 'held\n')
+})
+
+test('lines of any characters are written as UTF-8, whole and in order', () => {
+  const file = join(dir, 'characters.log')
+  const fd = openSync(file, 'w')
+  const out = createLogOutput(fd, { flushMs: 60_000 })
+  const lines = ['a café, 投稿 and 🐘\n', `${'é'.repeat(BUFFER_CHARS)}\n`, 'then 🐘\n']
+  for (const line of lines) out.writeBuffered?.(line)
+  out.write('other: ü\n')
+  out.writeBuffered?.('last ß\n')
+  out.flushSync()
+  closeSync(fd)
+  assert.equal(readFileSync(file, 'utf8'), [...lines, 'other: ü\n', 'last ß\n'].join(''))
+})
+
+test('the time of a request is written as JavaScript writes it rounded to hundredths of a millisecond', () => {
+  fc.assert(fc.property(fc.double({ min: 0, max: 1e7, noNaN: true }), (ms) => {
+    assert.equal(hundredths(ms), String(roundedMs(ms)))
+  }))
+  for (const ms of [0, 0.004, 0.005, 0.05, 0.1, 0.42, 1, 1.5, 12.34, 99.999, 100]) assert.equal(hundredths(ms), String(roundedMs(ms)), String(ms))
+})
+
+test('with pino\'s own time, each line carries the time it was written, as pino writes it', (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: 1_700_000_000_123 })
+  const lines: string[] = []
+  const sink = new Writable({ write (chunk: Buffer, _encoding, done) { lines.push(chunk.toString()); done() } })
+  const logger = pino({ name: 'blog-read-api' }, sink as unknown as pino.DestinationStream)
+  const access = createAccessLog(logger, 'info')
+  assert.ok(access !== undefined)
+  access(line)
+  logger.info({ ...line, ms: roundedMs(line.ms) }, 'request')
+  t.mock.timers.tick(1)
+  access(line)
+  logger.info({ ...line, ms: roundedMs(line.ms) }, 'request')
+  assert.equal(lines.length, 4)
+  assert.equal(lines[0], lines[1])
+  assert.equal(lines[2], lines[3])
+  assert.equal(JSON.parse(lines[2] ?? '').time, 1_700_000_000_124)
 })
