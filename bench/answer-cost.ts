@@ -34,6 +34,8 @@ const { values } = parseArgs({
     'load-shed-ms': { type: 'string' },
     /** A V8 CPU profile of the measured process, written into this folder when it ends. */
     'cpu-prof-dir': { type: 'string' },
+    /** An `Origin` every request carries (with `--set CORS_ORIGIN=` naming it: a listed origin's answers). */
+    origin: { type: 'string' },
     /** A setting of both tiers for this run (repeatable), e.g. `--set METRICS=off`: what a feature costs. */
     set: { type: 'string', multiple: true, default: [] }
   }
@@ -93,6 +95,8 @@ function cpuMs (pid: number): { user: number, system: number } {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
 }
 
+const requestHeaders = values.origin === undefined ? {} : { origin: values.origin }
+
 async function load (origin: string, paths: readonly string[], count: number): Promise<void> {
   const pool = new Pool(origin, { connections })
   let next = 0
@@ -100,7 +104,7 @@ async function load (origin: string, paths: readonly string[], count: number): P
   await Promise.all(Array.from({ length: connections }, async () => {
     while (next < count) {
       const path = paths[next++ % paths.length] ?? '/'
-      const { statusCode, body } = await pool.request({ method: 'GET', path })
+      const { statusCode, body } = await pool.request({ method: 'GET', path, headers: requestHeaders })
       const text = await body.text()
       if (statusCode !== SCENARIOS[scenario].expectedStatus) {
         if (!unexpected.has(statusCode)) process.stderr.write(`${statusCode} ${path}: ${text.slice(0, 300)}\n`)
