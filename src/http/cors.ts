@@ -33,10 +33,12 @@ export function createCors (origins: '*' | readonly string[]): Cors | undefined 
     const any = { ...exposed, 'access-control-allow-origin': '*' }
     return { headersFor: () => any, preflightHeaders }
   }
-  const allowed = new Set(origins)
   const refused = { ...exposed, vary: 'Origin' }
+  // One object per allowed origin, made once: the lane lists an object's headers once and keeps
+  // them by the object (src/http/fast-lane.ts); a new one per request would be listed every time.
+  const allowed = new Map(origins.map((origin) => [origin, { ...refused, 'access-control-allow-origin': origin }]))
   return {
-    headersFor: (origin) => origin !== undefined && allowed.has(origin) ? { ...refused, 'access-control-allow-origin': origin } : refused,
+    headersFor: (origin) => (origin === undefined ? undefined : allowed.get(origin)) ?? refused,
     preflightHeaders
   }
 }

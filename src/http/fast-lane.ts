@@ -162,7 +162,7 @@ function corsList (corsHeaders: CorsHeaders): { list: HeaderList, vary: string |
 
 /** The kit of a tier whose answers carry `cors` (undefined: none), and what the tier does with each exchange. */
 export function createLaneKit (cors: Cors | undefined, on: Omit<LaneKit, 'headersFor'>): LaneKit {
-  // The same CORS headers object (any origin, or a refused one) serves many answers: listed once.
+  // The same CORS headers object (any origin, a listed one, or the refusal) serves many answers: listed once.
   const lists = new WeakMap<CorsHeaders, { list: HeaderList, vary: string | undefined }>()
   return {
     ...on,
