@@ -78,12 +78,37 @@ const CURSOR_MAX_ROWS = 400
 
 async function * cursorRows (client: pg.PoolClient, query: CompiledQuery): AsyncGenerator<Array<Record<string, unknown>>> {
   const cursor = client.query(new Cursor<Record<string, unknown>>(query.sql, [...query.parameters]))
-  let batch = CURSOR_FIRST_ROWS
-  for (let rows = await cursor.read(batch); rows.length > 0; rows = await cursor.read(batch)) {
-    yield rows
-    batch = Math.min(CURSOR_MAX_ROWS, batch * 2)
+  const lost = connectionLoss(client)
+  try {
+    let batch = CURSOR_FIRST_ROWS
+    for (let rows = await lost.race(cursor.read(batch)); rows.length > 0; rows = await lost.race(cursor.read(batch))) {
+      yield rows
+      batch = Math.min(CURSOR_MAX_ROWS, batch * 2)
+    }
+    await lost.race(cursor.close())
+  } finally {
+    lost.stop()
   }
-  await cursor.close()
+}
+
+/**
+ * pg-cursor ignores the loss of its connection once its query completed (the CommandComplete
+ * came, the ReadyForQuery did not): its last read, or its close, then waits for ever, holding
+ * the request, its turn of the store gate and a pooled connection (which the pool's end then
+ * waits for too). Each waits for the connection's end as well, which fails it as a lost
+ * connection (a 503).
+ */
+function connectionLoss (client: pg.PoolClient): { race: <T>(pending: Promise<T>) => Promise<T>, stop: () => void } {
+  let onEnd = (): void => {}
+  const lost = new Promise<never>((_resolve, reject) => {
+    onEnd = () => { reject(new Error('Connection terminated unexpectedly while reading a list')) }
+  })
+  lost.catch(() => {})
+  client.once('end', onEnd)
+  return {
+    race: async (pending) => await Promise.race([pending, lost]),
+    stop: () => { client.removeListener('end', onEnd) }
+  }
 }
 
 /**

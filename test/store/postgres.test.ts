@@ -4,6 +4,8 @@ import { openTestStore, postgresServer } from '../helpers/databases.js'
 import { testConfig } from '../helpers/config.js'
 import { freePort } from '../helpers/fake-upstream.js'
 import { startRoundTripCounter } from '../helpers/round-trip-counter.js'
+import { startCuttingRelay } from '../helpers/cutting-relay.js'
+import { StoreUnavailableError } from '../../src/store/store.js'
 import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
 import { describePostgresWritePaths } from './postgres-write-paths.js'
 import { describeStoreContract } from './store-contract.js'
@@ -72,4 +74,34 @@ describeOrSkip('PostgreSQL round trips', { skip: postgresServer.skip }, () => {
       assert.equal(await perCall(async () => assert.equal((await store.findPostBySlug('first-post'))?.title, 'First')), post)
     })
   }
+})
+
+describeOrSkip('PostgreSQL: a connection lost as a streamed list completes', { skip: postgresServer.skip }, () => {
+  // The server's CommandComplete came, its ReadyForQuery never will: the moment a backend
+  // terminated under load met (the list's read had waited for ever, holding its connection).
+  test('the list fails as the store being unavailable, and the pool, the next reads and closing the store go on', { timeout: 30_000 }, async (t) => {
+    const db = await postgresServer.create()
+    t.after(async () => { await db.drop() })
+    await migrateDefaultTable(db)
+    await db.exec("INSERT INTO posts (slug, title) VALUES ('first-post', 'First')")
+    const target = new URL((db.location as { url: string }).url)
+    const relay = await startCuttingRelay({ host: target.hostname, port: Number(target.port) })
+    t.after(async () => { await relay.close() })
+    target.port = String(relay.port)
+    // One connection: a read that kept it would leave none for the reads after it.
+    const store = await openTestStore({ dialect: 'postgres', url: target.href }, { config: testConfig({ DB_POOL_SIZE: '1' }) })
+    await store.checkSchema()
+    const slugsListed = async (): Promise<string[]> => {
+      const slugs: string[] = []
+      for await (const posts of store.streamPosts()) slugs.push(...posts.map((post) => post.slug))
+      return slugs
+    }
+
+    relay.arm()
+    await assert.rejects(slugsListed(), StoreUnavailableError)
+    assert.equal(relay.cuts(), 1, 'the connection was cut after the list\'s rows')
+    assert.equal((await store.findPostBySlug('first-post'))?.title, 'First')
+    assert.deepEqual(await slugsListed(), ['first-post'])
+    await store.close()
+  })
 })
