@@ -56,9 +56,11 @@ export class LaneExchange {
   /**
    * Called before the lane waits for anything: a client that leaves before its answer is written
    * gets its access line saying so when it leaves (as the framework's path writes it).
+   * `on`, not `once`: a request closes once, and `once` (its wrapper, removed as the request
+   * closes) cost about 10 thousand more instructions per held answer under callgrind (4 to 5 %).
    */
   untilAnswered (): void {
-    this.req.once('close', () => {
+    this.req.on('close', () => {
       if (!this.res.writableEnded && !this.handed) this.kit.left(this)
     })
   }
