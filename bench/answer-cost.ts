@@ -11,11 +11,12 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import { prepareSqliteDataset, slugOf } from './dataset.js'
+import { pageCursors } from './page-cursors.js'
 import { freePorts } from './processes.js'
-import { requestSequence, SCENARIOS, type ScenarioName } from './scenarios.js'
+import { requestSequence, scenarioOf, SCENARIOS, type ScenarioName } from './scenarios.js'
 
 const HOST = '127.0.0.1'
-const MEASURED: readonly ScenarioName[] = ['invalid', 'missing', 'detail', 'list-20']
+const MEASURED: readonly ScenarioName[] = ['invalid', 'missing', 'detail', 'list-20', 'page']
 const TARGETS = ['front', 'peer', 'limit'] as const
 
 const { values } = parseArgs({
@@ -49,11 +50,15 @@ const requests = Number(values.requests)
 const warmup = Number(values.warmup)
 const connections = Number(values.connections)
 const cli = resolve(values.cli)
-const settings = Object.fromEntries(values.set.map((pair) => {
-  const at = pair.indexOf('=')
-  if (at < 1) throw new Error(`--set ${pair}: NAME=VALUE`)
-  return [pair.slice(0, at), pair.slice(at + 1)]
-}))
+// The scenario's own settings (a page's keyed list needs its budget), unless --set gives them.
+const settings = {
+  ...scenarioOf(scenario).settings,
+  ...Object.fromEntries(values.set.map((pair) => {
+    const at = pair.indexOf('=')
+    if (at < 1) throw new Error(`--set ${pair}: NAME=VALUE`)
+    return [pair.slice(0, at), pair.slice(at + 1)]
+  }))
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'blog-answer-cost-'))
 const children: ChildProcess[] = []
@@ -116,7 +121,7 @@ async function load (origin: string, paths: readonly string[], count: number): P
   if (unexpected.size > 0) throw new Error(`unexpected statuses: ${JSON.stringify(Object.fromEntries(unexpected))}`)
 }
 
-const posts = scenario === 'list-20' ? 20 : 1000
+const posts = scenario === 'list-20' ? 20 : scenario === 'page' ? 100_000 : 1000
 const [postsPort = 0, port = 0] = await freePorts(2)
 let server: ChildProcess
 if (target === 'front') {
@@ -135,7 +140,8 @@ if (target === 'front') {
 }
 const pid = server.pid as number
 const slugs = Array.from({ length: posts }, (_, i) => slugOf(i))
-const paths = requestSequence(scenario, { slugs, etags: new Map(), cursors: [] }).map(({ path }) => path)
+const cursors = scenarioOf(scenario).pages === true ? await pageCursors('sqlite', await prepareSqliteDataset(posts, cli)) : []
+const paths = requestSequence(scenario, { slugs, etags: new Map(), cursors }).map(({ path }) => path)
 const origin = `http://${HOST}:${port}`
 
 if (values.callgrind) execFileSync('callgrind_control', ['-i', 'on', String(pid)], { stdio: 'ignore', env: { ...process.env, ...baseEnv } })
