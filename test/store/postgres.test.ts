@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import { openTestStore, postgresServer } from '../helpers/databases.js'
 import { testConfig } from '../helpers/config.js'
 import { freePort } from '../helpers/fake-upstream.js'
 import { startRoundTripCounter } from '../helpers/round-trip-counter.js'
 import { startCuttingRelay } from '../helpers/cutting-relay.js'
-import { StoreUnavailableError } from '../../src/store/store.js'
+import type { SettingName } from '../../src/config.js'
+import { StoreUnavailableError, type PostStore } from '../../src/store/store.js'
 import { describePostgresLoss, migrateDefaultTable, POSTGRES_FAULTS, POSTGRES_FIXTURE } from './postgres-cases.js'
 import { describePostgresWritePaths } from './postgres-write-paths.js'
 import { describeStoreContract } from './store-contract.js'
@@ -39,6 +40,28 @@ describeStoreErrors('PostgreSQL', postgresServer, {
   defects: POSTGRES_FAULTS.defects
 })
 
+/**
+ * A fresh database holding one post, and a store of one pooled connection that reaches it through
+ * the relay `startRelay` puts in front of the server. The database and the relay go after the
+ * test; the store is the test's to close.
+ */
+async function onePostThroughRelay<Relay extends { port: number, close: () => Promise<void> }> (
+  t: TestContext,
+  startRelay: (target: { host: string, port: number }) => Promise<Relay>,
+  settings: Partial<Record<SettingName, string>> = {}
+): Promise<{ relay: Relay, store: PostStore }> {
+  const db = await postgresServer.create()
+  t.after(async () => { await db.drop() })
+  await migrateDefaultTable(db)
+  await db.exec("INSERT INTO posts (slug, title) VALUES ('first-post', 'First')")
+  const target = new URL((db.location as { url: string }).url)
+  const relay = await startRelay({ host: target.hostname, port: Number(target.port) })
+  t.after(async () => { await relay.close() })
+  target.port = String(relay.port)
+  const store = await openTestStore({ dialect: 'postgres', url: target.href }, { config: testConfig({ ...settings, DB_POOL_SIZE: '1' }) })
+  return { relay, store }
+}
+
 describeOrSkip('PostgreSQL round trips', { skip: postgresServer.skip }, () => {
   const cases = [
     // The change-token read, before nearly every answer, is one string with its SET LOCAL; a
@@ -50,15 +73,7 @@ describeOrSkip('PostgreSQL round trips', { skip: postgresServer.skip }, () => {
   ]
   for (const { settings, changeToken, post, prepared } of cases) {
     test(`${JSON.stringify(settings)}: a change-token read is ${changeToken} round trip, a post read ${post}`, async (t) => {
-      const db = await postgresServer.create()
-      t.after(async () => { await db.drop() })
-      await migrateDefaultTable(db)
-      await db.exec("INSERT INTO posts (slug, title) VALUES ('first-post', 'First')")
-      const target = new URL((db.location as { url: string }).url)
-      const counter = await startRoundTripCounter({ host: target.hostname, port: Number(target.port) })
-      t.after(async () => { await counter.close() })
-      target.port = String(counter.port)
-      const store = await openTestStore({ dialect: 'postgres', url: target.href }, { config: testConfig({ ...settings, DB_POOL_SIZE: '1' }) })
+      const { relay: counter, store } = await onePostThroughRelay(t, startRoundTripCounter, settings)
       t.after(async () => { await store.close() })
       await store.checkSchema()
       await store.readChangeToken() // connected, and prepared where it is
@@ -80,16 +95,8 @@ describeOrSkip('PostgreSQL: a connection lost as a streamed list completes', { s
   // The server's CommandComplete came, its ReadyForQuery never will: the moment a backend
   // terminated under load met (the list's read had waited for ever, holding its connection).
   test('the list fails as the store being unavailable, and the pool, the next reads and closing the store go on', { timeout: 30_000 }, async (t) => {
-    const db = await postgresServer.create()
-    t.after(async () => { await db.drop() })
-    await migrateDefaultTable(db)
-    await db.exec("INSERT INTO posts (slug, title) VALUES ('first-post', 'First')")
-    const target = new URL((db.location as { url: string }).url)
-    const relay = await startCuttingRelay({ host: target.hostname, port: Number(target.port) })
-    t.after(async () => { await relay.close() })
-    target.port = String(relay.port)
     // One connection: a read that kept it would leave none for the reads after it.
-    const store = await openTestStore({ dialect: 'postgres', url: target.href }, { config: testConfig({ DB_POOL_SIZE: '1' }) })
+    const { relay, store } = await onePostThroughRelay(t, startCuttingRelay)
     await store.checkSchema()
     const slugsListed = async (): Promise<string[]> => {
       const slugs: string[] = []
