@@ -124,23 +124,25 @@ async function load (origin: string, paths: readonly string[], count: number): P
 const posts = scenario === 'list-20' ? 20 : scenario === 'page' ? 100_000 : 1000
 const [postsPort = 0, port = 0] = await freePorts(2)
 let server: ChildProcess
+/** The dataset the front's post API or the limit serves (the peer has none). */
+let database: string | undefined
 if (target === 'front') {
   // Under valgrind the front's event loop lags for seconds, which load shedding answers with 503s
   // at its default bound: off in both tiers there, unless --load-shed-ms gives one.
   const shedMs = values['load-shed-ms'] ?? (values.callgrind ? '0' : undefined)
   const shed = shedMs === undefined ? {} : { LOAD_SHED_DELAY_MS: shedMs }
-  const database = await prepareSqliteDataset(posts, cli)
+  database = await prepareSqliteDataset(posts, cli)
   await start([cli, 'posts-api'], serviceEnv({ DATABASE_URL: database, POSTS_PORT: String(postsPort), ...shed }), postsPort, 'posts-api.log')
   server = await start([cli, 'front'], serviceEnv({ API_URL: `http://${HOST}:${postsPort}`, BLOG_PORT: String(port), ...shed }), port, 'front.log', values.callgrind)
 } else if (target === 'peer') {
   server = await start(['--import', 'tsx', 'bench/fastify-peer.ts', '--port', String(port)], {}, port, 'peer.log', values.callgrind)
 } else {
-  const database = await prepareSqliteDataset(posts, cli)
+  database = await prepareSqliteDataset(posts, cli)
   server = await start(['--import', 'tsx', 'bench/baseline-server.ts', '--db', database, '--port', String(port)], {}, port, 'limit.log', values.callgrind)
 }
 const pid = server.pid as number
 const slugs = Array.from({ length: posts }, (_, i) => slugOf(i))
-const cursors = scenarioOf(scenario).pages === true ? await pageCursors('sqlite', await prepareSqliteDataset(posts, cli)) : []
+const cursors = database !== undefined && scenarioOf(scenario).pages === true ? await pageCursors('sqlite', database) : []
 const paths = requestSequence(scenario, { slugs, etags: new Map(), cursors }).map(({ path }) => path)
 const origin = `http://${HOST}:${port}`
 
