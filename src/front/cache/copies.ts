@@ -2,7 +2,7 @@
 // `front_cache_bytes` gauge), whatever clients ask: a copy per distinct query (path plus its
 // parameters in canonical order), a body with the upstream's validator to revalidate it, or a
 // post the upstream said does not exist when a version labels that answer (the one way to
-// confirm it); and the page indexes of list shapes (page-index.ts), evicted like copies. When a
+// confirm it); and the page indexes of list shapes (page-indexes.ts), evicted like copies. When a
 // call fails (502, 503, 504) and stale-if-error is on, a copy confirmed recently enough is served
 // instead, flagged.
 import { LRUCache } from 'lru-cache'

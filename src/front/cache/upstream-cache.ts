@@ -5,7 +5,7 @@
 // concurrent requests for the same path. A new body's shape is checked once, when it arrives
 // (answer-checks.ts); what is held, and served in place of a failure, is copies.ts; lists too
 // large for memory are held as files (list-files.ts). Pages of a list shape that clients page
-// through often are answered from that shape's keyed list (page-index.ts).
+// through often are answered from that shape's keyed list (page-indexes.ts).
 import { POST_ROUTE } from '../../contract/neighbours.js'
 import type { Readable } from 'node:stream'
 import type { BodyLimits } from '../../contract/body-limits.js'
@@ -19,7 +19,7 @@ import type { UpstreamClient } from '../upstream/client.js'
 import { checkBody, nextCursor, relayedInvalidQuery, strongEtag, totalCount, unexpectedStatus, type CheckedBody, type Expected } from './answer-checks.js'
 import { createHeldCopies, type HeldCopy, type Stale } from './copies.js'
 import { createListFiles } from './list-files.js'
-import { createPageIndexes } from './page-index.js'
+import { createPageIndexes } from './page-indexes.js'
 import { createTimedCall, type Answered } from './timed-calls.js'
 import { createVersionConfirmer, labelOf, type VersionLabel } from './versions.js'
 
@@ -32,7 +32,7 @@ export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'ca
   observer?: UpstreamCacheObserver
   /** The clock (ms), for tests; Date.now by default. */
   now?: () => number
-  /** Page calls of one list shape after which its keyed list is fetched (page-index.ts's default otherwise). */
+  /** Page calls of one list shape after which its keyed list is fetched (page-indexes.ts's default otherwise). */
   indexAfterCalls?: number
 }
 
