@@ -1,6 +1,6 @@
 // A JSON body served many times: serialised once, with its strong ETag and its compressed
 // variants made once, lazily, and the conditional / content-negotiation logic both tiers share.
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -36,6 +36,14 @@ export interface Representation {
  */
 export function etagOf (body: Buffer, trailer = ''): string {
   return `"${createHash('sha1').update(body).update(trailer).digest('base64url')}"`
+}
+
+/**
+ * etagOf of a body whose trailer's bytes follow it in `joined` (a page built per request with
+ * room for its next link's cursor): one call, without a hash object, about 0.5 µs less per page.
+ */
+export function etagOfJoined (joined: Uint8Array): string {
+  return `"${hash('sha1', joined, 'base64url')}"`
 }
 
 /**

@@ -3,7 +3,7 @@
 // same bytes, Link and ETag as the post API's page. Which shapes are indexed, and how an index is
 // confirmed, is page-indexes.ts.
 import { decodeCursor, type SortKey } from '../../contract/cursor.js'
-import { etagOf, transientRepresentation, type Representation } from '../../http/representation.js'
+import { etagOfJoined, transientRepresentation, type Representation } from '../../http/representation.js'
 import { isPost, parseUpstreamJson } from './answer-checks.js'
 
 /** A page, as the cache hands one over. */
@@ -98,20 +98,30 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
   const cursorAt = (line: number): string => keyedList.toString('latin1', lineStarts[line] as number, (postStarts[line] as number) - 1)
   /** Where the post of `line` ends: before its line end, which is the next line's start less one (the last line's ends the list). */
   const postEnd = (line: number): number => (line + 1 < lines ? lineStarts[line + 1] as number : keyedList.length) - 1
-  /** The JSON array of the posts of lines `start` to `end` (excluded), copied once into one buffer. */
-  function arrayOf (start: number, end: number): Buffer {
+  /**
+   * The JSON array of the posts of lines `start` to `end` (excluded), copied once into one buffer,
+   * and after it, when `trailer` names a line, a line end and that line's cursor (what a page's
+   * ETag covers besides its bytes): the array is the buffer's first `length` bytes.
+   */
+  function arrayOf (start: number, end: number, trailer?: number): { joined: Buffer, length: number } {
     // The brackets, and a comma between two posts.
     let length = 2 + Math.max(0, end - start - 1)
     for (let line = start; line < end; line++) length += postEnd(line) - (postStarts[line] as number)
-    const array = Buffer.allocUnsafe(length)
+    const cursorStart = trailer === undefined ? 0 : lineStarts[trailer] as number
+    const cursorEnd = trailer === undefined ? 0 : (postStarts[trailer] as number) - 1
+    const joined = Buffer.allocUnsafe(trailer === undefined ? length : length + 1 + cursorEnd - cursorStart)
     let at = 0
-    array[at++] = OPEN
+    joined[at++] = OPEN
     for (let line = start; line < end; line++) {
-      if (line > start) array[at++] = COMMA
-      at += keyedList.copy(array, at, postStarts[line] as number, postEnd(line))
+      if (line > start) joined[at++] = COMMA
+      at += keyedList.copy(joined, at, postStarts[line] as number, postEnd(line))
     }
-    array[at] = CLOSE
-    return array
+    joined[at++] = CLOSE
+    if (trailer !== undefined) {
+      joined[at++] = LINE_END
+      keyedList.copy(joined, at, cursorStart, cursorEnd)
+    }
+    return { joined, length }
   }
   return {
     bytes: keyedList.length,
@@ -125,13 +135,12 @@ export async function buildPageIndex (keyedList: Buffer): Promise<PageIndex | un
       }
       const start = last + 1
       const end = Math.min(start + limit, lines)
-      const body = arrayOf(start, end)
-      if (end === lines || end === start) return { representation: transientRepresentation(body), empty: end === start }
-      // As the post API makes it: the ETag covers the next link as well as the bytes.
-      const cursor = cursorAt(end - 1)
-      const next = decodeCursor(cursor)
+      if (end === lines || end === start) return { representation: transientRepresentation(arrayOf(start, end).joined), empty: end === start }
+      const next = decodeCursor(cursorAt(end - 1))
       if (next === undefined) return undefined
-      return { representation: transientRepresentation(body, etagOf(body, `\n${cursor}`)), empty: false, next }
+      // As the post API makes it: the ETag covers the next link's cursor as well as the bytes.
+      const { joined, length } = arrayOf(start, end, end - 1)
+      return { representation: transientRepresentation(joined.subarray(0, length), etagOfJoined(joined)), empty: false, next }
     }
   }
 }

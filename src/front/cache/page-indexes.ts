@@ -14,7 +14,7 @@ import type { UpstreamCacheObserver } from '../../ops/front-metrics.js'
 import type { UpstreamClient } from '../upstream/client.js'
 import { buildPageIndex, type IndexedPage } from './page-index.js'
 import type { TimedCall } from './timed-calls.js'
-import type { HeldCopies } from './copies.js'
+import type { HeldCopies, HeldIndex } from './copies.js'
 import { labelOf, type VersionConfirmer } from './versions.js'
 
 /**
@@ -38,6 +38,8 @@ const KEYED_LIST_SHARE = 0.25
 const MAX_COUNTED_SHAPES = 64
 /** Pages built once and not held yet, by path (a few MB of strings at most): forgotten all at once past this many. */
 const MAX_PAGES_BUILT_ONCE = 10_000
+/** What `page` gives when no index can answer, without a promise of its own. */
+const NO_PAGE: Promise<undefined> = Promise.resolve(undefined)
 
 export interface PageIndexesOptions {
   upstream: UpstreamClient
@@ -109,49 +111,63 @@ export function createPageIndexes ({ upstream, timed, versions, copies, observer
     }
   }
 
+  /** A page after a cursor of the shape at `path`, sent upstream: counted towards fetching its keyed list. */
+  function countPageCall (path: string, requestId: string): void {
+    const counted = pageCalls.get(path) ?? { calls: 0, fetchAfter: indexAfterCalls }
+    counted.calls++
+    pageCalls.set(path, counted)
+    // In the background (fetchIndex never rejects); while another builds, pages go upstream
+    // and this shape tries again on its next page.
+    if (counted.calls >= counted.fetchAfter && building === undefined) fetchIndex(path, counted, requestId).catch(() => {})
+  }
+
+  /**
+   * The page of `query` from `held`, just confirmed. A page asked for again is held as the copy
+   * an upstream page would have been: joining and hashing a page of 20 full posts (76 KB) cost
+   * four times a held answer, and its compressed variants were made again for every request.
+   * Its label is the index's. A page after a random cursor is nearly always asked for once:
+   * holding each would only churn the copies, and the collector with them.
+   */
+  function heldPage (query: ListQuery & { limit: number }, pagePath: string, held: HeldIndex): IndexedPage | undefined {
+    const copy = copies.body(pagePath)
+    if (copy?.version?.value === held.version.value && copy.version.upstream === held.version.upstream) {
+      observer?.served('hit')
+      return copy
+    }
+    const page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
+    if (page === undefined) return undefined
+    if (builtOnce.delete(pagePath)) {
+      // Held: in memory of its own (a page is built in a shared slab).
+      const { body, etag } = page.representation
+      copies.holdBody(pagePath, { ...page, representation: createRepresentation(body, etag) }, etag, held.version)
+    } else {
+      if (builtOnce.size >= MAX_PAGES_BUILT_ONCE) builtOnce.clear()
+      builtOnce.add(pagePath)
+    }
+    observer?.served('hit')
+    return page
+  }
+
   return {
     building: () => building === undefined ? 0 : 1,
-    async page (query, pagePath, requestId, wanted) {
+    page (query, pagePath, requestId, wanted) {
       // No budget, no index.
-      if (maxKeyedListBytes === 0) return undefined
+      if (maxKeyedListBytes === 0) return NO_PAGE
       const path = keyedListPath(shapeOf(query))
       const held = copies.index(path)
       if (held === undefined) {
-        if (query.after === undefined) return undefined
-        const counted = pageCalls.get(path) ?? { calls: 0, fetchAfter: indexAfterCalls }
-        counted.calls++
-        pageCalls.set(path, counted)
-        // In the background (fetchIndex never rejects); while another builds, pages go upstream
-        // and this shape tries again on its next page.
-        if (counted.calls >= counted.fetchAfter && building === undefined) fetchIndex(path, counted, requestId).catch(() => {})
-        return undefined
+        if (query.after !== undefined) countPageCall(path, requestId)
+        return NO_PAGE
       }
-      if (!await versions.confirmed(held, requestId, wanted)) {
-        // The posts changed: a new keyed list is fetched once pages have gone upstream again.
-        if (copies.index(path) === held) copies.forget(path)
-        return undefined
-      }
-      // A page asked for again is held as the copy an upstream page would have been: joining and
-      // hashing a page of 20 full posts (76 KB) cost four times a held answer, and its compressed
-      // variants were made again for every request. Its label is the index's, just confirmed. A
-      // page after a random cursor is nearly always asked for once: holding each would only churn
-      // the copies, and the collector with them.
-      const copy = copies.body(pagePath)
-      let page: IndexedPage | undefined = copy?.version?.value === held.version.value && copy.version.upstream === held.version.upstream ? copy : undefined
-      if (page === undefined) {
-        page = held.pages.page(query.after === undefined ? undefined : encodeCursor(query.after), query.limit)
-        if (page === undefined) return undefined
-        if (builtOnce.delete(pagePath)) {
-          // Held: in memory of its own (a page is built in a shared slab).
-          const { body, etag } = page.representation
-          copies.holdBody(pagePath, { ...page, representation: createRepresentation(body, etag) }, etag, held.version)
-        } else {
-          if (builtOnce.size >= MAX_PAGES_BUILT_ONCE) builtOnce.clear()
-          builtOnce.add(pagePath)
+      // Chained, not awaited, as a held copy's answer is (upstream-cache.ts).
+      return versions.confirmed(held, requestId, wanted).then((current) => {
+        if (!current) {
+          // The posts changed: a new keyed list is fetched once pages have gone upstream again.
+          if (copies.index(path) === held) copies.forget(path)
+          return undefined
         }
-      }
-      observer?.served('hit')
-      return page
+        return heldPage(query, pagePath, held)
+      })
     }
   }
 }

@@ -70,6 +70,11 @@ type Fetched = Exclude<Shared, { kind: 'streamed' }> | Extract<ListOutcome, { ki
 
 const LIST_PATH = '/api/posts'
 
+function listOutcome (fetched: Fetched & { stale?: Stale }): ListOutcome {
+  if (fetched.kind === 'absent') throw new Error('a list is never absent')
+  return fetched
+}
+
 export function createUpstreamCache ({
   upstream, cacheMaxBytes, cacheDiskMaxBytes, staleIfErrorS, maxListBytes, maxPostBytes, listBufferLimit, observer, now = Date.now, indexAfterCalls
 }: UpstreamCacheOptions): UpstreamCache {
@@ -190,21 +195,20 @@ export function createUpstreamCache ({
     indexing: () => pageIndexes.building(),
     heldOnDisk: () => files.held(),
     close: async () => await files.close(),
-    async list (query, requestId, wanted) {
+    list (query, requestId, wanted) {
       const { limit } = query
       // Canonical: the same query in any spelling is one copy and one coalesced call.
       const search = canonicalSearch(query)
+      const path = LIST_PATH + search
+      const fromCopyOrCall = (): Promise<ListOutcome> =>
+        answer(path, { kind: 'list', limit, queried: search !== '', counted: query.count !== undefined }, requestId, wanted).then(listOutcome)
       // A page index holds the posts of a shape in list order, not their count nor a search's
       // relevance order: a counted page, or a search's, is asked for. Nor their renderings: its
       // keyed list would carry every post's HTML (a feed's shape is only ever read from its first
       // page, which is held as a copy like any list).
-      if (limit !== undefined && query.count === undefined && query.q === undefined && query.formats === undefined) {
-        const page = await pageIndexes.page({ ...query, limit }, LIST_PATH + search, requestId, wanted)
-        if (page !== undefined) return { kind: 'body', body: page }
-      }
-      const fetched = await answer(LIST_PATH + search, { kind: 'list', limit: query.limit, queried: search !== '', counted: query.count !== undefined }, requestId, wanted)
-      if (fetched.kind === 'absent') throw new Error('a list is never absent')
-      return fetched
+      if (limit === undefined || query.count !== undefined || query.q !== undefined || query.formats !== undefined) return fromCopyOrCall()
+      // Chained, not awaited, as answer() is.
+      return pageIndexes.page({ ...query, limit }, path, requestId, wanted).then((page) => page === undefined ? fromCopyOrCall() : { kind: 'body', body: page })
     },
     async tags (requestId, wanted) {
       const fetched = await answer(TAGS_PATH, { kind: 'tags', queried: false }, requestId, wanted)
