@@ -30,12 +30,17 @@ export interface Representation {
   encoded: (encoding: Encoding) => Promise<Buffer>
 }
 
+/** The digest of every strong ETag: both tiers tag the same bytes alike. */
+const ETAG_DIGEST = 'sha1'
+const quoted = (digest: string): string => `"${digest}"`
+
 /**
  * The strong ETag of `body`, or of `body` followed by `trailer` (UTF-8) when the answer's tag must
  * also cover what its headers carry (a next link, neighbours): hashed in turn, never joined.
  */
 export function etagOf (body: Buffer, trailer = ''): string {
-  return `"${createHash('sha1').update(body).update(trailer).digest('base64url')}"`
+  if (trailer === '') return etagOfJoined(body)
+  return quoted(createHash(ETAG_DIGEST).update(body).update(trailer).digest('base64url'))
 }
 
 /**
@@ -43,7 +48,7 @@ export function etagOf (body: Buffer, trailer = ''): string {
  * room for its next link's cursor): one call, without a hash object, about 0.5 µs less per page.
  */
 export function etagOfJoined (joined: Uint8Array): string {
-  return `"${hash('sha1', joined, 'base64url')}"`
+  return quoted(hash(ETAG_DIGEST, joined, 'base64url'))
 }
 
 /**
