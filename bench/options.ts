@@ -23,6 +23,12 @@ export interface Options {
   rounds: number
   roundS: number
   warmupS: number
+  /**
+   * Seconds of load on each target of a phase before its first measured scenario, on top of that
+   * scenario's warm-up: the processes are new, and V8 goes on compiling a server's code for tens
+   * of seconds of load, the service's far more than the baseline's (bench/README.md).
+   */
+  settleS: number
   smoke: boolean
   cpuProf: boolean
   /** WORKERS of each tier (node:cluster processes; 1: none). */
@@ -44,6 +50,7 @@ export function parseOptions (argv: string[]): Options {
       duration: { type: 'string' },
       rounds: { type: 'string' },
       warmup: { type: 'string' },
+      settle: { type: 'string' },
       connections: { type: 'string' },
       threads: { type: 'string' },
       smoke: { type: 'boolean', default: false },
@@ -82,6 +89,7 @@ export function parseOptions (argv: string[]): Options {
     // wrk and autocannon both run whole seconds.
     roundS: Math.max(1, Math.round(durationS / rounds)),
     warmupS: number(values.warmup, smoke ? 0 : 2, 'warmup', 0),
+    settleS: number(values.settle, smoke ? 0 : 20, 'settle', 0),
     smoke,
     cpuProf: values['cpu-prof'] === true,
     workers,

@@ -55,7 +55,7 @@ export interface BenchReport {
   date: string
   machine: { cpus: number, cpuModel: string, memoryGb: number, os: string, node: string }
   build: { cli: string, gitCommit: string, srcModified: boolean }
-  settings: { stores: string[], connections: number, generator: string, rounds: number, roundS: number, warmupS: number, smoke: boolean, cpuProf: boolean, workers: string, overrides?: Record<string, string>, rss: string }
+  settings: { stores: string[], connections: number, generator: string, rounds: number, roundS: number, warmupS: number, settleS?: number, smoke: boolean, cpuProf: boolean, workers: string, overrides?: Record<string, string>, rss: string }
   results: ScenarioResult[]
   /** What did not work: a process that did not start, a scenario without its expected answers. */
   problems: string[]
@@ -227,7 +227,8 @@ export function renderMarkdown (report: BenchReport): string {
     `# Blog Read API benchmark, ${report.date}`, '',
     `- Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, ${machine.os}, Node ${machine.node}`,
     `- Build: \`${build.cli}\` (git ${build.gitCommit}${build.srcModified ? ', src/ modified' : ''})`,
-    `- Settings: stores ${settings.stores.join(', ')}; load from ${settings.generator}; ${settings.connections} connections; per scenario, ${settings.warmupS} s of ` +
+    `- Settings: stores ${settings.stores.join(', ')}; load from ${settings.generator}; ${settings.connections} connections; ` +
+      `${(settings.settleS ?? 0) > 0 ? `${settings.settleS ?? 0} s of load on each server of a phase before its first scenario; ` : ''}per scenario, ${settings.warmupS} s of ` +
       `warm-up on each server, then ${settings.rounds} round${settings.rounds === 1 ? '' : 's'} of ${settings.roundS} s alternating baseline and service` +
       `${settings.smoke ? '; smoke' : ''}${settings.cpuProf ? '; --cpu-prof' : ''}; WORKERS ${settings.workers} per tier` +
       `${settings.workers === '1' ? '' : ' (CPU and RSS of a tier: its primary and workers together)'}` +

@@ -37,6 +37,7 @@ async function main (): Promise<void> {
       rounds: options.rounds,
       roundS: options.roundS,
       warmupS: options.warmupS,
+      settleS: options.settleS,
       smoke: options.smoke,
       cpuProf: options.cpuProf,
       workers: options.workers,

@@ -113,7 +113,7 @@ async function primePages (front: string, postsApi: string, sequence: RequestSeq
  * Warm-up on each target, then rounds alternating baseline and service, so that whatever else the
  * machine does in the meantime weighs on both alike. A scenario the baseline does not serve loads the service alone.
  */
-async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers, store: Store, phase: Phase, name: ScenarioName, slugs: readonly string[], cursors: readonly string[]): Promise<LoadResult> {
+async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers, store: Store, phase: Phase, name: ScenarioName, slugs: readonly string[], cursors: readonly string[], settled: Set<Target>): Promise<LoadResult> {
   const scenario = scenarioOf(name)
   const { expectedStatus, largeBodies = false } = scenario
   const result: LoadResult = { kind: 'load', store, scenario: name, posts: phase.posts, dataset: phase.dataset, generator: load.name, figures: {}, checks: {} }
@@ -129,7 +129,10 @@ async function measureLoad (options: Options, load: LoadGenerator, tiers: Tiers,
     }
     const sequence = requestSequence(name, { slugs, etags, cursors })
     if (scenario.keyedList === true && target === 'service') await primePages(origin, tiers.postsApi.origin, sequence)
-    if (options.warmupS > 0) await load.run(origin, sequence, { ...runOptions, durationS: options.warmupS })
+    // A target's first scenario of the phase settles it first (its processes are new).
+    const warmupS = options.warmupS + (settled.has(target) ? 0 : options.settleS)
+    settled.add(target)
+    if (warmupS > 0) await load.run(origin, sequence, { ...runOptions, durationS: warmupS })
     runs.push({ target, origin, sequence, results: [], usage: emptyUsage() })
   }
   for (let round = 0; round < options.rounds; round++) {
@@ -201,10 +204,11 @@ export async function runPhase (options: Options, load: LoadGenerator, report: B
   try {
     report.warnings.push(...(await compareBodies(tiers, slugs, phase.posts, cursors)).map((w) => `${store}, ${w}`))
     const results = new Map<ScenarioName, LoadResult | MemoryResult>()
+    const settled = new Set<Target>()
     for (const name of phase.scenarios) {
       const result = scenarioOf(name).memory === true
         ? await measureMemory(tiers, store, phase.posts, name, slugs)
-        : await measureLoad(options, load, tiers, store, phase, name, slugs, cursors)
+        : await measureLoad(options, load, tiers, store, phase, name, slugs, cursors, settled)
       // The scenarios it is measured against come before it in the table, so they have run.
       const { versus, minShareOf } = scenarioOf(name)
       const plain = versus === undefined ? undefined : results.get(versus)
