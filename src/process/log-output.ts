@@ -1,8 +1,10 @@
 // Where the process's log lines go (standard output). Access lines are buffered as nginx buffers
-// its access log (`buffer=4k flush=250ms`): written 4 KiB at a time, at most 250 ms after they
-// were logged; under load that is one write for about twenty requests instead of one each.
-// Any other line is written at once, after the access lines before it (the order
-// stays), and what is left is written when the process exits, crash included. The buffer is ours
+// its access log (`buffer=4k flush=250ms`): written at most 4 KiB at a time, whole lines, at most
+// 250 ms after they were logged; under load that is one write for about twenty requests instead
+// of one each. A write of at most 4 KiB (PIPE_BUF) goes into a pipe whole, so the lines of
+// processes sharing one (a cluster's workers) never mix; only a line longer than that alone is
+// written in one larger write. Any other line is written at once, after the access lines before
+// it (the order stays), and what is left is written when the process exits, crash included. The buffer is ours
 // (one string, and its length): sonic-boom's own measures its whole buffer in bytes at each line.
 // What is written is encoded once and handed over as bytes: handed a string, sonic-boom measures
 // it in bytes, encodes it to write it, then encodes it again to account for what was written.
@@ -25,13 +27,19 @@ export function createLogOutput (fd: number, { bufferChars = BUFFER_CHARS, flush
   }
   setInterval(flushSync, flushMs).unref()
   process.once('exit', flushSync)
+  /** What is held goes first when `line` would take it past the buffer's size. */
+  const makeRoomFor = (line: string): void => {
+    if (held.length + line.length > bufferChars) flushSync()
+  }
   return {
     write (line) {
+      makeRoomFor(line)
       const lines = held + line
       held = ''
       out.write(Buffer.from(lines))
     },
     writeBuffered (line) {
+      makeRoomFor(line)
       held += line
       if (held.length >= bufferChars) flushSync()
     },

@@ -3,7 +3,7 @@
 // line, nor longer than the flush interval, nor lost at exit.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import fs, { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -63,10 +63,16 @@ test('access lines wait for 4 KiB, the flush interval or any other line, which f
   assert.equal(written(), 'access 1\naccess 2\nstarted\n', 'another line is written at once, after the access lines before it')
   out.writeBuffered?.('access 3\n')
   await pollUntil('the flush interval', () => written().endsWith('access 3\n'), { withinMs: 2000 })
-  out.writeBuffered?.('x'.repeat(BUFFER_CHARS - 2) + '\n')
-  assert.equal(written().length, 'access 1\naccess 2\nstarted\naccess 3\n'.length, 'less than 4 KiB: held')
+  const before = 'access 1\naccess 2\nstarted\naccess 3\n'.length
+  out.writeBuffered?.('x'.repeat(BUFFER_CHARS - 3) + '\n')
+  assert.equal(written().length, before, 'less than 4 KiB: held')
   out.writeBuffered?.('y\n')
-  assert.equal(written().length, 'access 1\naccess 2\nstarted\naccess 3\n'.length + BUFFER_CHARS + 1, '4 KiB or more: written at once')
+  assert.equal(written().length, before + BUFFER_CHARS - 2 + 2, 'exactly 4 KiB: written at once')
+  out.writeBuffered?.('z'.repeat(BUFFER_CHARS - 2) + '\n')
+  out.writeBuffered?.('w\n')
+  assert.equal(written().length, before + BUFFER_CHARS + BUFFER_CHARS - 1, 'a line that would take it past 4 KiB: what is held goes first')
+  out.flushSync()
+  assert.ok(written().endsWith('\nw\n'))
   closeSync(fd)
 
   // A process that exits (here with an uncaught error) writes what it held.
@@ -77,6 +83,34 @@ test('access lines wait for 4 KiB, the flush interval or any other line, which f
   { stdio: 'ignore', cwd: fileURLToPath(new URL('../..', import.meta.url)) })
   assert.equal(crashed.status, 1)
   assert.equal(readFileSync(exitFile, 'utf8'), 'held\n')
+})
+
+test('every write is whole lines, at most 4 KiB unless one line alone is longer, and together they are every line in order', (t) => {
+  const writes: string[] = []
+  t.mock.method(fs, 'writeSync', (_fd: number, bytes: Buffer) => {
+    writes.push(bytes.toString())
+    return bytes.length
+  })
+  const fd = openSync(join(dir, 'writes.log'), 'w')
+  t.after(() => closeSync(fd))
+  const out = createLogOutput(fd, { flushMs: 60_000 })
+  const call = fc.record({
+    buffered: fc.boolean(),
+    line: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 2 * BUFFER_CHARS })).map((n) => `${'a'.repeat(n)}\n`)
+  })
+  fc.assert(fc.property(fc.array(call, { maxLength: 60 }), (calls) => {
+    writes.length = 0
+    for (const { buffered, line } of calls) {
+      if (buffered) out.writeBuffered?.(line)
+      else out.write(line)
+    }
+    out.flushSync()
+    assert.equal(writes.join(''), calls.map(({ line }) => line).join(''))
+    for (const bytes of writes) {
+      assert.ok(bytes.endsWith('\n'), 'whole lines')
+      assert.ok(bytes.length <= BUFFER_CHARS || bytes.indexOf('\n') === bytes.length - 1, `a write of ${bytes.length} bytes holds more than one line`)
+    }
+  }))
 })
 
 test('lines of any characters are written as UTF-8, whole and in order', () => {
