@@ -23,6 +23,8 @@ declare module 'autocannon' {
     /** Seconds. */
     duration: number
     totalCompletedRequests: number
+    /** Bytes read: status lines, headers and bodies. */
+    totalBytes: number
   }
 
   export interface Histogram {

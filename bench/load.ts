@@ -34,6 +34,8 @@ export interface LoadRun {
   /** Connection, read and write errors. */
   errors: number
   timeouts: number
+  /** Bytes the load generator read: status lines, headers and bodies. */
+  bytes: number
   /** CPU time of the load generator during the run, and the cores it may use. */
   generatorCpuMs: number
   generatorCores: number
@@ -58,6 +60,8 @@ export interface LoadFigures {
   statuses: Record<string, number> | undefined
   errors: number
   timeouts: number
+  /** Bytes read per answer, its head included: what an answer weighs on the send. */
+  bytesPerAnswer: number
   generatorCpuMs: number
   generatorCores: number
 }
@@ -104,6 +108,7 @@ export const autocannonLoad: LoadGenerator = {
       statusErrors: Object.entries(statuses).filter(([code]) => Number(code) >= 400).reduce((sum, [, n]) => sum + n, 0),
       errors: result.errors - result.timeouts,
       timeouts: result.timeouts,
+      bytes: raw.totalBytes,
       generatorCpuMs: (cpu.user + cpu.system) / 1000,
       generatorCores: 1
     }
@@ -136,6 +141,7 @@ export function summarise (runs: readonly LoadRun[], expectedStatus: number): Lo
     statuses,
     errors,
     timeouts,
+    bytesPerAnswer: requests === 0 ? 0 : sum((run) => run.bytes) / requests,
     generatorCpuMs: sum((run) => run.generatorCpuMs),
     generatorCores: runs[0]?.generatorCores ?? 1
   }

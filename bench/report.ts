@@ -29,7 +29,7 @@ export interface LoadResult {
   /** Service requests/s over the naive Fastify peer's, where it was loaded. */
   peerRatio?: number
   /** A scenario the baseline does not serve: the service's figures over those of the scenario it extends. */
-  versus?: { scenario: ScenarioName, requestsRatio?: number, cpuRatio?: number }
+  versus?: { scenario: ScenarioName, requestsRatio?: number, cpuRatio?: number, bytesRatio?: number }
   /** Its `minShareOf` target: its ratio to the baseline (see Scenario), and that scenario's own. */
   share?: { scenario: ScenarioName, ratio?: number, of?: number }
   checks: { ratio?: boolean, peer?: boolean, p99?: boolean, cost?: boolean, share?: boolean }
@@ -91,6 +91,7 @@ export function checkVersus (result: LoadResult, plain: LoadResult): void {
   const baseCpu = serviceCpuPerRequest(base)
   if (base.requestsPerSecond > 0) result.versus.requestsRatio = service.requestsPerSecond / base.requestsPerSecond
   if (cpu !== undefined && baseCpu !== undefined && baseCpu > 0) result.versus.cpuRatio = cpu / baseCpu
+  if (base.bytesPerAnswer > 0) result.versus.bytesRatio = service.bytesPerAnswer / base.bytesPerAnswer
   const maxCostRatio = scenarioOf(result.scenario).maxCostRatio
   if (maxCostRatio !== undefined && result.versus.cpuRatio !== undefined) result.checks.cost = result.versus.cpuRatio <= maxCostRatio
   const maxP99Ms = scenarioOf(result.scenario).maxP99Ms
@@ -193,7 +194,7 @@ function loadRow (r: LoadResult): string {
 function versusRow (r: LoadResult): string {
   const s = r.figures.service
   const scenario = scenarioOf(r.scenario)
-  if (s === undefined) return errorRow([r.store, r.scenario, postsOf(r)], r.error ?? 'not run', 11)
+  if (s === undefined) return errorRow([r.store, r.scenario, postsOf(r)], r.error ?? 'not run', 13)
   const ms = (value: number): string => value < 10 ? value.toFixed(1) : whole(value)
   const times = (value: number | undefined): string => value === undefined ? '–' : `${value.toFixed(2)}×`
   const share = scenario.minShareOf === undefined
@@ -202,8 +203,8 @@ function versusRow (r: LoadResult): string {
   const cost = scenario.maxCostRatio === undefined ? [] : [`≤ ${scenario.maxCostRatio.toFixed(2)}× ${mark(r.checks.cost)}`]
   const target = [...cost, ...share].join(', ') || '–'
   return `| ${r.store} | ${r.scenario} | ${postsOf(r)} | ${requestsPerSecond(s)} | ${ms(s.p50Ms)} / ${ms(s.p99Ms)} | ` +
-    `${micros(cpuPerRequest(s, 'front'))} + ${micros(cpuPerRequest(s, 'posts-api'))} = ${micros(serviceCpuPerRequest(s))} | ${r.versus?.scenario ?? '–'} | ` +
-    `${times(r.versus?.requestsRatio)} | **${times(r.versus?.cpuRatio)}** | ${target} | ${s.unexpected} |`
+    `${micros(cpuPerRequest(s, 'front'))} + ${micros(cpuPerRequest(s, 'posts-api'))} = ${micros(serviceCpuPerRequest(s))} | ${(s.bytesPerAnswer / 1024).toFixed(1)} | ` +
+    `${r.versus?.scenario ?? '–'} | ${times(r.versus?.requestsRatio)} | **${times(r.versus?.cpuRatio)}** | ${times(r.versus?.bytesRatio)} | ${target} | ${s.unexpected} |`
 }
 
 function memoryRow (r: MemoryResult): string {
@@ -247,9 +248,10 @@ export function renderMarkdown (report: BenchReport): string {
   }
   if (versus.length > 0) {
     lines.push('### Routes the baseline does not serve (the service alone, against the read each extends in the same processes)', '',
-      'Ratios: this scenario\'s service req/s, and CPU µs per request, over those of the scenario in `against`.', '',
-      '| store | scenario | posts | service req/s | p50 / p99 | CPU µs/req front + post API = service | against | req/s ratio | CPU ratio | target | unexpected |',
-      '|---|---|--:|--:|--:|--:|---|--:|--:|---|--:|', ...versus.map(versusRow), '')
+      'Ratios: this scenario\'s service req/s, CPU µs per request and bytes per answer (head and body, as the load generator read them) ' +
+      'over those of the scenario in `against`. An answer larger than the one it is measured against also costs more to send.', '',
+      '| store | scenario | posts | service req/s | p50 / p99 | CPU µs/req front + post API = service | KB per answer | against | req/s ratio | CPU ratio | bytes ratio | target | unexpected |',
+      '|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|---|--:|', ...versus.map(versusRow), '')
   }
   if (memory.length > 0) {
     lines.push(`### list-100000 (memory run: ${MEMORY_RUN.sequential} sequential requests, then ${MEMORY_RUN.concurrent} at once)`, '',

@@ -176,7 +176,7 @@ function summary (result: LoadResult | MemoryResult): string {
   if (result.versus !== undefined) {
     const share = result.share === undefined ? '' : `; ratio ${result.share.ratio?.toFixed(2) ?? '–'} against ${result.share.scenario}'s ${result.share.of?.toFixed(2) ?? '–'}`
     return `service ${Math.round(service?.requestsPerSecond ?? 0)} req/s (against ${result.versus.scenario}: req/s ×${result.versus.requestsRatio?.toFixed(2) ?? '–'}, ` +
-      `CPU per request ×${result.versus.cpuRatio?.toFixed(2) ?? '–'}${share}; p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
+      `CPU per request ×${result.versus.cpuRatio?.toFixed(2) ?? '–'}, bytes per answer ×${result.versus.bytesRatio?.toFixed(2) ?? '–'}${share}; p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
   }
   if (baseline === undefined) return `service ${Math.round(service?.requestsPerSecond ?? 0)} req/s (p99 ${service?.p99Ms.toFixed(1)} ms, unexpected ${service?.unexpected})`
   return `baseline ${Math.round(baseline?.requestsPerSecond ?? 0)} req/s, service ${Math.round(service?.requestsPerSecond ?? 0)} req/s ` +

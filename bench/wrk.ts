@@ -15,6 +15,7 @@ const RESULT_LINE = /^WRK-RESULT (\{.*\})$/m
 interface WrkResult {
   requests: number
   durationUs: number
+  bytes: number
   connectErrors: number
   readErrors: number
   writeErrors: number
@@ -75,6 +76,7 @@ export function createWrkLoad (threads: number, timeoutS: number): LoadGenerator
           statusErrors: r.statusErrors,
           errors: r.connectErrors + r.readErrors + r.writeErrors,
           timeouts: r.timeouts,
+          bytes: r.bytes,
           generatorCpuMs,
           generatorCores: threads
         }
