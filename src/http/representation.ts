@@ -28,6 +28,13 @@ export interface Representation {
   readonly etag: string
   /** The body compressed with `encoding`, made on first use and kept. */
   encoded: (encoding: Encoding) => Promise<Buffer>
+  /** Bytes it holds: its body, and each compressed variant made so far. */
+  readonly heldBytes: number
+  /**
+   * Called when a compressed variant has been made (its bytes now in `heldBytes`), so that the
+   * cache holding this representation counts it again. Set by that cache: one holds it at a time.
+   */
+  onGrown: (() => void) | undefined
 }
 
 /** The digest of every strong ETag: both tiers tag the same bytes alike. */
@@ -80,18 +87,29 @@ export function transientRepresentation (body: Buffer, etag = etagOf(body)): Rep
 
 function representationOf (held: Buffer, etag: string): Representation {
   const variants = new Map<Encoding, Promise<Buffer>>()
-  return {
+  let variantBytes = 0
+  const representation: Representation = {
     body: held,
     etag,
+    onGrown: undefined,
+    get heldBytes () {
+      return held.byteLength + variantBytes
+    },
     encoded (encoding) {
       let variant = variants.get(encoding)
       if (variant === undefined) {
-        variant = compressors[encoding](held).then(ownBytes)
+        variant = compressors[encoding](held).then((compressed) => {
+          const own = ownBytes(compressed)
+          variantBytes += own.byteLength
+          representation.onGrown?.()
+          return own
+        })
         variants.set(encoding, variant)
       }
       return variant
     }
   }
+  return representation
 }
 
 /** The strong ETag of `encoding`'s variant of the body tagged `etag`. */
@@ -99,9 +117,13 @@ export function variantEtag (etag: string, encoding: Encoding): string {
   return `${etag.slice(0, -1)}${SUFFIX[encoding]}"`
 }
 
-/** Bytes a cache counts a held body for: room for the compressed variants made beside it. */
-export function heldSizeOf (body: Buffer): number {
-  return Math.ceil(body.length * 1.5) + 256
+/**
+ * Bytes a cache counts a held representation for: what it holds now and its bookkeeping. Its
+ * compressed variants are counted once made (the cache counts it again then, `onGrown`), not
+ * reserved ahead: most clients of an API take one encoding, many none.
+ */
+export function heldSizeOf (representation: Representation): number {
+  return representation.heldBytes + 256
 }
 
 const OFFERED: readonly Encoding[] = ['br', 'gzip']

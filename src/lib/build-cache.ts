@@ -10,6 +10,11 @@ export interface BuildCacheOptions<V> {
   /** Bytes kept at most, as `sizeOf` counts them. */
   maxBytes: number
   sizeOf: (value: V) => number
+  /**
+   * For values that grow once kept (a representation's compressed variants): gives `grown`,
+   * which counts the value again while it is still kept.
+   */
+  grows?: (value: V, grown: () => void) => void
 }
 
 export interface BuildCache<V> {
@@ -18,7 +23,7 @@ export interface BuildCache<V> {
   readonly size: number
 }
 
-export function createBuildCache<V> ({ max, maxBytes, sizeOf }: BuildCacheOptions<V>): BuildCache<V> {
+export function createBuildCache<V> ({ max, maxBytes, sizeOf, grows }: BuildCacheOptions<V>): BuildCache<V> {
   // Wrapped, so that null (a post that does not exist) can be kept too.
   const built = new LRUCache<string, { value: V }>({ max, maxSize: maxBytes, sizeCalculation: ({ value }) => Math.max(1, sizeOf(value)) })
   // In flight: at most one per request being served, so bounded by the requests themselves.
@@ -34,7 +39,14 @@ export function createBuildCache<V> ({ max, maxBytes, sizeOf }: BuildCacheOption
         building.set(key, started)
         started.then((value) => {
           building.delete(key)
-          built.set(key, { value })
+          const entry = { value }
+          built.set(key, entry)
+          // Set again: the LRU counts an entry's size only when it is set with another value.
+          grows?.(value, () => {
+            if (built.peek(key) !== entry) return
+            built.delete(key)
+            built.set(key, entry)
+          })
         }, () => building.delete(key))
       }
       return await pending

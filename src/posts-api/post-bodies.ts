@@ -80,9 +80,11 @@ export interface PostBodies {
   readonly cached: number
 }
 
-const sizeOfBody = (representation: Representation | null): number => representation === null ? 64 : heldSizeOf(representation.body)
-const sizeOfPost = (post: PostBody | null): number => post === null ? 64 : heldSizeOf(post.representation.body) + (post.link?.length ?? 0)
-const sizeOfList = (list: ListBody): number => list.kind === 'whole' ? sizeOfBody(list.representation) : 256
+const sizeOfPost = (post: PostBody | null): number => post === null ? 64 : heldSizeOf(post.representation) + (post.link?.length ?? 0)
+const sizeOfList = (list: ListBody): number => list.kind === 'whole' ? heldSizeOf(list.representation) : 256
+// Their compressed variants, made when a client first takes one, are counted then.
+const postGrows = (post: PostBody | null, grown: () => void): void => { if (post !== null) post.representation.onGrown = grown }
+const listGrows = (list: ListBody, grown: () => void): void => { if (list.kind === 'whole') list.representation.onGrown = grown }
 
 /** Told of each body a request gets: `built` for it from the store, or reused (src/ops/store-metrics.ts). */
 export type BodyObserver = (kind: 'post' | 'list', built: boolean) => void
@@ -106,8 +108,8 @@ export function createPostBodies (store: PostStore, listBufferLimit = LIST_BUFFE
     if (current?.token !== token) {
       current = {
         token,
-        lists: createBuildCache({ max: MAX_CACHED_LISTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfList }),
-        posts: createBuildCache({ max: MAX_CACHED_POSTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfPost })
+        lists: createBuildCache({ max: MAX_CACHED_LISTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfList, grows: listGrows }),
+        posts: createBuildCache({ max: MAX_CACHED_POSTS, maxBytes: MAX_CACHED_BYTES, sizeOf: sizeOfPost, grows: postGrows })
       }
     }
     return current

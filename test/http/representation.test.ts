@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { chooseEncoding, createRepresentation, etagOf, ifNoneMatchHolds, ownBytes, sendConditional, sendRepresentation, transientRepresentation } from '../../src/http/representation.js'
+import { chooseEncoding, createRepresentation, etagOf, heldSizeOf, ifNoneMatchHolds, ownBytes, sendConditional, sendRepresentation, transientRepresentation } from '../../src/http/representation.js'
 import { gc } from '../helpers/gc.js'
 
 const BODY = Buffer.from(JSON.stringify({ slug: 'a', content: 'x'.repeat(4000) }))
@@ -70,6 +70,22 @@ describe('ETags and If-None-Match', () => {
     assert.equal(representation.encoded('br'), br, 'made once')
     assert.deepEqual(brotliDecompressSync(await br), BODY)
     assert.deepEqual(gunzipSync(await representation.encoded('gzip')), BODY)
+  })
+
+  test('what it holds grows by each variant once made, and its holder is told each time', async () => {
+    const representation = createRepresentation(BODY)
+    let told = 0
+    representation.onGrown = () => { told++ }
+    assert.equal(representation.heldBytes, BODY.length)
+    assert.equal(heldSizeOf(representation), BODY.length + 256)
+    const br = await representation.encoded('br')
+    assert.equal(told, 1)
+    assert.equal(representation.heldBytes, BODY.length + br.length)
+    await representation.encoded('br')
+    assert.equal(told, 1, 'a variant made once is counted once')
+    const gzip = await representation.encoded('gzip')
+    assert.equal(told, 2)
+    assert.equal(representation.heldBytes, BODY.length + br.length + gzip.length)
   })
 })
 

@@ -75,7 +75,7 @@ export function createHeldCopies ({ cacheMaxBytes, staleIfErrorS, now }: HeldCop
   const copies = new LRUCache<string, HeldCopy | HeldIndex>({
     max: MAX_HELD_COPIES,
     maxSize: maxBytes,
-    sizeCalculation: (held) => held.kind === 'body' ? heldSizeOf(held.representation.body) : held.kind === 'index' ? held.pages.memoryBytes : ABSENCE_BYTES
+    sizeCalculation: (held) => held.kind === 'body' ? heldSizeOf(held.representation) : held.kind === 'index' ? held.pages.memoryBytes : ABSENCE_BYTES
   })
 
   function body (path: string): HeldBody | undefined {
@@ -91,8 +91,19 @@ export function createHeldCopies ({ cacheMaxBytes, staleIfErrorS, now }: HeldCop
     },
     body,
     holdBody (path, checked, upstreamEtag, version) {
-      if (upstreamEtag === undefined) copies.delete(path)
-      else copies.set(path, { kind: 'body', ...checked, upstreamEtag, validatedAt: now(), version })
+      if (upstreamEtag === undefined) {
+        copies.delete(path)
+        return
+      }
+      const held: HeldBody = { kind: 'body', ...checked, upstreamEtag, validatedAt: now(), version }
+      copies.set(path, held)
+      // A compressed variant made for a client later is counted then, evicting others if need be
+      // (set again: the LRU counts an entry's size only when it is set with another value).
+      held.representation.onGrown = () => {
+        if (copies.peek(path) !== held) return
+        copies.delete(path)
+        copies.set(path, held)
+      }
     },
     holdAbsence (path, version) {
       if (version === undefined) copies.delete(path)
