@@ -1,9 +1,10 @@
 // Where the process's log lines go (standard output). Access lines are buffered as nginx buffers
-// its access log (`buffer=4k flush=250ms`): written at most 4 KiB at a time, whole lines, at most
-// 250 ms after they were logged; under load that is one write for about twenty requests instead
-// of one each. A write of at most 4 KiB (PIPE_BUF) goes into a pipe whole, so the lines of
-// processes sharing one (a cluster's workers) never mix; only a line longer than that alone is
-// written in one larger write. Any other line is written at once, after the access lines before
+// its access log (`buffer=4k flush=250ms`): written at most 4,096 characters at a time, whole
+// lines, at most 250 ms after they were logged; under load that is one write for about twenty
+// requests instead of one each. A write of at most 4 KiB (PIPE_BUF) goes into a pipe whole, so
+// the lines of processes sharing one (a cluster's workers) never mix: 4,096 characters are 4 KiB
+// while they are ASCII (a URL with other characters makes a write longer, as does a line longer
+// than that alone). Any other line is written at once, after the access lines before
 // it (the order stays), and what is left is written when the process exits, crash included. The buffer is ours
 // (one string, and its length): sonic-boom's own measures its whole buffer in bytes at each line.
 // What is written is encoded once and handed over as bytes: handed a string, sonic-boom measures
