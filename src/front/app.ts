@@ -20,7 +20,8 @@ import { OPERATIONAL_SCHEMAS } from '../ops/operational-schemas.js'
 import { JSON_CONTENT_TYPE, sendConditional, sendRepresentation } from '../http/representation.js'
 import { createSlugValidator, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { relayJsonArray } from './relay-stream.js'
-import { FEED_PATHS, registerFeedRoutes, SITEMAP_PAGE_PATH, SITEMAP_PATH } from './feed-routes.js'
+import { registerFeedRoutes, SITEMAP_PAGE_PATH, SITEMAP_PATH } from './feed-routes.js'
+import { createFeedDocuments, FEED_PATHS } from './feed-documents.js'
 import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
 import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstream-cache.js'
 import { watchScheduledInstant } from './scheduled-instant.js'
@@ -181,7 +182,7 @@ export function buildFrontApp ({
     api.get(LIST_ROUTE, { schema: schemas.list }, listPosts)
     api.get(POST_ROUTE_PATTERN, { schema: schemas.post }, getPost)
     api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
-    registerFeedRoutes(api, { cache, feeds, cacheControlNow, sitemapPageSize, tagHeaders })
+    registerFeedRoutes(api, { cache, feeds, documents: createFeedDocuments(feeds.feedSize), cacheControlNow, sitemapPageSize, tagHeaders })
     registerChangesRelay(api, { upstream, logger, maxBytes: maxListBytes, streamAbove: listBufferLimit, schema: schemas.changes, timers: syncTimers })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })

@@ -1,5 +1,5 @@
 // The feeds' and sitemap's routes as schemas, for the front's OpenAPI document. Documentation
-// only: the handlers check `tag` and the page themselves (src/front/feed-routes.ts).
+// only: the handlers check `tag` and the page themselves (src/front/feed-routes.ts, feed-documents.ts).
 import { problemResponses } from '../http/docs/problem-schema.js'
 import { LIST_QUERY, notModifiedResponse, REQUEST_HEADERS, successHeaders } from '../http/docs/route-schemas.js'
 
