@@ -23,7 +23,7 @@ import { relayJsonArray } from './relay-stream.js'
 import { registerFeedRoutes, SITEMAP_PAGE_PATH, SITEMAP_PATH } from './feed-routes.js'
 import { createFeedDocuments, FEED_PATHS } from './feed-documents.js'
 import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
-import { createUpstreamCache, type ListOutcome, type Stale } from './cache/upstream-cache.js'
+import { createUpstreamCache, staleCacheStatus, type ListOutcome, type Stale } from './cache/upstream-cache.js'
 import { watchScheduledInstant } from './scheduled-instant.js'
 import { previewIn } from '../contract/preview.js'
 import { BLOG_ROUTE, neighbourLink, type Neighbours } from '../contract/neighbours.js'
@@ -96,7 +96,7 @@ export function buildFrontApp ({
   /** A copy served in place of a failed call says so (RFC 9211). */
   function flagStale (reply: FastifyReply, stale: Stale | undefined): void {
     if (stale === undefined) return
-    reply.header('cache-status', `blog-read-api; fwd=stale; fwd-status=${stale.status}; detail=stale-if-error`)
+    reply.header('cache-status', staleCacheStatus(stale))
   }
 
   /** Our own link to the next page, on our own route: only the upstream's cursor is taken from its answer. */

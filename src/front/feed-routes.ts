@@ -11,7 +11,7 @@ import { parseTimestamp } from '../feeds/feed-post.js'
 import { SITEMAP_CONTENT_TYPE, SITEMAP_MAX_URLS, sitemapDocument } from '../feeds/sitemap.js'
 import { answerable } from '../http/app.js'
 import { etagOf, sendRepresentation } from '../http/representation.js'
-import type { UpstreamCache } from './cache/upstream-cache.js'
+import { staleCacheStatus, type UpstreamCache } from './cache/upstream-cache.js'
 import { atSiteRoot, feedContentType, FEED_PATHS, listRowsOf, type FeedDocuments, type FeedPath, type ListRows, type Site } from './feed-documents.js'
 import { FEED_ROUTE_SCHEMAS } from './feed-schemas.js'
 import type { CacheTagHeaders } from '../sync/cache-tag-headers.js'
@@ -40,13 +40,17 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, docume
     return feeds.site
   }
 
-  /** The posts of `query` as the upstream answers them now. */
-  async function postsOf (request: FastifyRequest, query: ListQuery): Promise<ListRows> {
+  /**
+   * The posts of `query` as the upstream answers them now; a document made from a copy served
+   * in place of a failed call says so, as the list would.
+   */
+  async function postsOf (request: FastifyRequest, reply: FastifyReply, query: ListQuery): Promise<ListRows> {
     const list = await cache.list(query, request.id, () => answerable(request))
     if (list.kind === 'stream') {
       const body = await collect(list.stream)
       return listRowsOf(body, list.etag ?? etagOf(body))
     }
+    if (list.stale !== undefined) reply.header('cache-status', staleCacheStatus(list.stale))
     if (list.body.empty) return { rows: () => [], source: 'empty' }
     const { body, etag } = list.body.representation
     return listRowsOf(body, etag)
@@ -56,18 +60,18 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, docume
     const site = siteOf()
     const path = request.routeOptions.url as FeedPath
     const query = documents.feedQuery(request.url)
-    const representation = documents.feed(site, path, query, await postsOf(request, query))
+    const representation = documents.feed(site, path, query, await postsOf(request, reply, query))
     if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, representation))
     return await sendRepresentation(request, reply, representation, cacheControlNow(), feedContentType(path))
   }
 
   /** Every post's slug and dates; a table without those date columns gives slugs alone. */
-  async function sitemapPosts (request: FastifyRequest): Promise<ListRows> {
+  async function sitemapPosts (request: FastifyRequest, reply: FastifyReply): Promise<ListRows> {
     try {
-      return await postsOf(request, { fields: SITEMAP_FIELDS })
+      return await postsOf(request, reply, { fields: SITEMAP_FIELDS })
     } catch (err) {
       if (!(err instanceof ProblemError) || err.kind !== 'invalid-query') throw err
-      return await postsOf(request, { fields: ['slug'] })
+      return await postsOf(request, reply, { fields: ['slug'] })
     }
   }
 
@@ -76,7 +80,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, docume
     const pageText = request.params.page
     const page = pageText === undefined ? undefined : /^[1-9][0-9]{0,8}\.xml$/.test(pageText) ? Number(pageText.slice(0, -4)) : 0
     if (page === 0) throw new ProblemError('not-found', 'No sitemap page has this name.')
-    const { rows, source } = await sitemapPosts(request)
+    const { rows, source } = await sitemapPosts(request, reply)
     // A page beyond the last is a 404 until posts fill it: it depends on them too.
     if (tagHeaders !== undefined) reply.headers(tagHeaders.posts)
     const pageUrl = (n: number): string => atSiteRoot(site, `/sitemap-${n}.xml`)

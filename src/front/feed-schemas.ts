@@ -2,6 +2,7 @@
 // only: the handlers check `tag` and the page themselves (src/front/feed-routes.ts, feed-documents.ts).
 import { problemResponses } from '../http/docs/problem-schema.js'
 import { LIST_QUERY, notModifiedResponse, REQUEST_HEADERS, successHeaders } from '../http/docs/route-schemas.js'
+import { CACHE_STATUS } from './schemas.js'
 
 const UPSTREAM_FAILURES = ['upstream-unreachable', 'upstream-bad-response', 'upstream-unavailable', 'upstream-timeout'] as const
 const NOT_SET = 'A 404 `not-found` naming `SITE_URL` when it is not set.'
@@ -16,7 +17,7 @@ function documentRoute (operationId: string, summary: string, description: strin
     ...(params === undefined ? {} : { params }),
     headers: REQUEST_HEADERS,
     response: {
-      200: { description: 'The document.', headers: successHeaders(true), content: { [mediaType]: { schema: { type: 'string' } } } },
+      200: { description: 'The document.', headers: { ...successHeaders(true), 'Cache-Status': CACHE_STATUS }, content: { [mediaType]: { schema: { type: 'string' } } } },
       304: notModifiedResponse(true),
       ...problemResponses(['not-found', ...(query ? ['invalid-query' as const] : []), ...UPSTREAM_FAILURES], { retryAfterOnGatewayErrors: true })
     }

@@ -13,7 +13,7 @@ export const FRONT_API_DOCS = {
     'Every route answers GET and HEAD (the same answer without a body); every error is an RFC 9457 problem document.'
 }
 
-const CACHE_STATUS = {
+export const CACHE_STATUS = {
   type: 'string',
   pattern: '^blog-read-api; fwd=stale; fwd-status=50[234]; detail=stale-if-error$',
   description: 'RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead.'

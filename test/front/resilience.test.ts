@@ -7,6 +7,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { createConnection, createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { freePort, json, startFakeUpstream, type FakeUpstream, type UpstreamBehaviour } from '../helpers/fake-upstream.js'
+import { createPostUrl, parseSiteUrl } from '../../src/feeds/post-url.js'
 import { get, type TestResponse } from '../helpers/http.js'
 import { pollUntil } from '../helpers/poll.js'
 import { assertProblem } from '../helpers/problem.js'
@@ -147,26 +148,29 @@ test('a lone upstream refusing 3 times leaves rotation: still tried, its refusal
 
 describe('stale-if-error', () => {
   // The front keeps only bodies with a strong validator, so the good answer carries an ETag.
-  const good: UpstreamBehaviour = (_req, res) => json(res, 200, POST, { etag: '"v1"' })
+  const good: UpstreamBehaviour = (req, res) => json(res, 200, req.url?.startsWith('/api/posts') === true ? [POST] : POST, { etag: '"v1"' })
   const failures: Array<[string, UpstreamBehaviour, 502 | 503 | 504, 'upstream-bad-response' | 'upstream-unavailable' | 'upstream-timeout']> = [
     ['a 500', (_req, res) => json(res, 500, { title: 'boom' }), 502, 'upstream-bad-response'],
     ['a hang', () => {}, 504, 'upstream-timeout'],
     ['a 503', (_req, res) => json(res, 503, { title: 'down' }, { 'retry-after': '2' }), 503, 'upstream-unavailable']
   ]
 
-  test('on: the last good copy, flagged with Cache-Status and the status it replaces', async () => {
-    const stale = await startFront(upstream.url, { timeoutMs: 300, staleIfErrorS: 60 })
+  test('on: the last good copy, flagged with Cache-Status and the status it replaces, on a post, a list and the documents made from one', async () => {
+    const site = parseSiteUrl('https://blog.example/')
+    const stale = await startFront(upstream.url, { timeoutMs: 300, staleIfErrorS: 60, feeds: { site: { url: site, postUrl: createPostUrl(site) }, postUrlTemplate: '{site}/blog/{slug}', feedSize: 20 } })
     try {
-      for (const [name, failure, status] of failures) {
-        upstream.behave(good)
-        const fresh = await get(stale.url, '/api/blog/hello-world')
-        assert.equal(fresh.status, 200)
-        assert.equal(fresh.headers['cache-status'], undefined, 'a fresh answer is not flagged')
-        upstream.behave(failure)
-        const served = await get(stale.url, '/api/blog/hello-world')
-        assert.equal(served.status, 200, `${name}: ${served.text}`)
-        assert.deepEqual(served.json(), POST)
-        assert.match(String(served.headers['cache-status']), new RegExp(`fwd-status=${status}(;|$)`))
+      for (const path of ['/api/blog/hello-world', '/api/blog', '/feed.xml', '/feed.json', '/sitemap.xml']) {
+        for (const [name, failure, status] of failures) {
+          upstream.behave(good)
+          const fresh = await get(stale.url, path)
+          assert.equal(fresh.status, 200, path)
+          assert.equal(fresh.headers['cache-status'], undefined, `${path}: a fresh answer is not flagged`)
+          upstream.behave(failure)
+          const served = await get(stale.url, path)
+          assert.equal(served.status, 200, `${path}, ${name}: ${served.text}`)
+          assert.equal(served.text, fresh.text, `${path}: the last good copy`)
+          assert.match(String(served.headers['cache-status']), new RegExp(`fwd-status=${status}(;|$)`), `${path}, ${name}`)
+        }
       }
     } finally {
       await stale.app.close()

@@ -1169,6 +1169,8 @@ export interface operations {
                     Vary: string;
                     /** @description Set when the body is compressed. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
+                    "Cache-Status"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,6 +1432,8 @@ export interface operations {
                     Vary: string;
                     /** @description Set when the body is compressed. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
+                    "Cache-Status"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1691,6 +1695,8 @@ export interface operations {
                     Vary: string;
                     /** @description Set when the body is compressed. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
+                    "Cache-Status"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1949,6 +1955,8 @@ export interface operations {
                     Vary: string;
                     /** @description Set when the body is compressed. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
+                    "Cache-Status"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,6 +2218,8 @@ export interface operations {
                     Vary: string;
                     /** @description Set when the body is compressed. */
                     "Content-Encoding"?: "br" | "gzip";
+                    /** @description RFC 9211: present only when the upstream failed and a copy confirmed within `STALE_IF_ERROR_S` seconds is served instead. */
+                    "Cache-Status"?: string;
                     [name: string]: unknown;
                 };
                 content: {

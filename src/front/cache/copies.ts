@@ -36,6 +36,11 @@ export interface HeldIndex extends Confirmation {
 /** A held copy served because the upstream failed with `status` (RFC 9211 `fwd-status`). */
 export interface Stale { status: number }
 
+/** The `Cache-Status` (RFC 9211) of an answer made from a copy served `stale`. */
+export function staleCacheStatus ({ status }: Stale): string {
+  return `blog-read-api; fwd=stale; fwd-status=${status}; detail=stale-if-error`
+}
+
 export interface HeldCopies {
   get: (path: string) => HeldCopy | undefined
   /** The body held for `path`, to revalidate; undefined when none (or an absence) is held. */

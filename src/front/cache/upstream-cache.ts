@@ -24,7 +24,7 @@ import { createTimedCall, type Answered } from './timed-calls.js'
 import { createVersionConfirmer, labelOf, type VersionLabel } from './versions.js'
 
 export type { CheckedBody } from './answer-checks.js'
-export type { Stale } from './copies.js'
+export { staleCacheStatus, type Stale } from './copies.js'
 
 export interface UpstreamCacheOptions extends Pick<Config, 'cacheMaxBytes' | 'cacheDiskMaxBytes' | 'staleIfErrorS'>, BodyLimits {
   upstream: UpstreamClient
