@@ -45,7 +45,9 @@ describeOrSkip('in a real browser', { skip }, () => {
     mkdirSync(SCREENSHOTS, { recursive: true })
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 })
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    context.setDefaultTimeout(10_000)
+    // A bound for failing, not a speed: on a machine just booted, Chromium's first page (its
+    // files read from disk for the first time, beside the other suites) took 15 s to show /docs.
+    context.setDefaultTimeout(30_000)
     context.on('request', (request) => { requests.push({ url: request.url(), headers: request.allHeaders() }) })
     context.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
     context.on('weberror', (error) => { problems.push(error.error().message) })
