@@ -22,6 +22,7 @@ import { createSlugValidator, SLUG_MAX_LENGTH } from '../contract/slug.js'
 import { relayJsonArray } from './relay-stream.js'
 import { registerFeedRoutes, SITEMAP_PAGE_PATH, SITEMAP_PATH } from './feed-routes.js'
 import { createFeedDocuments, FEED_PATHS } from './feed-documents.js'
+import { createFeedLane } from './feed-lane.js'
 import { FRONT_API_DOCS, frontRouteSchemas } from './schemas.js'
 import { createUpstreamCache, staleCacheStatus, type ListOutcome, type Stale } from './cache/upstream-cache.js'
 import { watchScheduledInstant } from './scheduled-instant.js'
@@ -79,7 +80,7 @@ export function buildFrontApp ({
     corsOrigins,
     operationalRoutes: operationalPaths(operations),
     requestMetrics: metrics?.requests('front'),
-    lane: fastLane ? (exchange) => held.lane(exchange) : undefined
+    lane: fastLane ? (exchange) => held.lane(exchange) || feedLane.lane(exchange) : undefined
   })
   const isValidSlug = createSlugValidator(slugPattern)
   const sources = { inRotation: () => upstream.inRotation(), held: () => cache.held(), heldOnDisk: () => cache.heldOnDisk() }
@@ -165,8 +166,10 @@ export function buildFrontApp ({
     return await sendRepresentation(request, reply, post.body.representation, cacheControlNow())
   }
 
-  // The commonest answers of the two routes above, written below the framework.
+  // The commonest answers of the two routes above, and of the feeds, written below the framework.
   const held = createHeldLane({ cache, isValidSlug, invalidSlugDetail: INVALID_SLUG, tagHeaders, cacheControlNow, linkTo })
+  const documents = createFeedDocuments(feeds.feedSize)
+  const feedLane = createFeedLane({ cache, feeds, documents, tagHeaders, cacheControlNow })
 
   async function listTags (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const tags = await cache.tags(request.id, () => answerable(request))
@@ -182,7 +185,7 @@ export function buildFrontApp ({
     api.get(LIST_ROUTE, { schema: schemas.list }, listPosts)
     api.get(POST_ROUTE_PATTERN, { schema: schemas.post }, getPost)
     api.get(FRONT_TAGS_PATH, { schema: schemas.tags }, listTags)
-    registerFeedRoutes(api, { cache, feeds, documents: createFeedDocuments(feeds.feedSize), cacheControlNow, sitemapPageSize, tagHeaders })
+    registerFeedRoutes(api, { cache, feeds, documents, cacheControlNow, sitemapPageSize, tagHeaders, handedList: feedLane.handedList })
     registerChangesRelay(api, { upstream, logger, maxBytes: maxListBytes, streamAbove: listBufferLimit, schema: schemas.changes, timers: syncTimers })
     registerOperationalRoutes(api, operations, OPERATIONAL_SCHEMAS)
   })

@@ -3,6 +3,7 @@
 // (every post; an index of `/sitemap-N.xml` pages of at most 50,000 URLs when larger), made and
 // kept by feed-documents.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { FeedSettings } from '../config.js'
 import type { ListQuery } from '../contract/list-query.js'
@@ -11,7 +12,7 @@ import { parseTimestamp } from '../feeds/feed-post.js'
 import { SITEMAP_CONTENT_TYPE, SITEMAP_MAX_URLS, sitemapDocument } from '../feeds/sitemap.js'
 import { answerable } from '../http/app.js'
 import { etagOf, sendRepresentation } from '../http/representation.js'
-import { staleCacheStatus, type UpstreamCache } from './cache/upstream-cache.js'
+import { staleCacheStatus, type ListOutcome, type UpstreamCache } from './cache/upstream-cache.js'
 import { atSiteRoot, feedContentType, FEED_PATHS, listRowsOf, type FeedDocuments, type FeedPath, type ListRows, type Site } from './feed-documents.js'
 import { FEED_ROUTE_SCHEMAS } from './feed-schemas.js'
 import type { CacheTagHeaders } from '../sync/cache-tag-headers.js'
@@ -32,9 +33,11 @@ export interface FeedRoutesOptions {
   sitemapPageSize?: number
   /** The headers naming each document's cache tags (undefined: none). */
   tagHeaders?: CacheTagHeaders | undefined
+  /** The list the fast lane got for a feed it handed over (feed-lane.ts), if it did. */
+  handedList?: (req: IncomingMessage) => Promise<ListOutcome> | undefined
 }
 
-export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, documents, cacheControlNow, sitemapPageSize = SITEMAP_MAX_URLS, tagHeaders }: FeedRoutesOptions): void {
+export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, documents, cacheControlNow, sitemapPageSize = SITEMAP_MAX_URLS, tagHeaders, handedList }: FeedRoutesOptions): void {
   function siteOf (): Site {
     if (feeds.site === undefined) throw new ProblemError('not-found', 'Feeds and the sitemap are served only when SITE_URL is set.')
     return feeds.site
@@ -42,10 +45,11 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, docume
 
   /**
    * The posts of `query` as the upstream answers them now; a document made from a copy served
-   * in place of a failed call says so, as the list would.
+   * in place of a failed call says so, as the list would. `handed`: what the fast lane got for
+   * this request, instead of asking again.
    */
-  async function postsOf (request: FastifyRequest, reply: FastifyReply, query: ListQuery): Promise<ListRows> {
-    const list = await cache.list(query, request.id, () => answerable(request))
+  async function postsOf (request: FastifyRequest, reply: FastifyReply, query: ListQuery, handed?: Promise<ListOutcome>): Promise<ListRows> {
+    const list = await (handed ?? cache.list(query, request.id, () => answerable(request)))
     if (list.kind === 'stream') {
       const body = await collect(list.stream)
       return listRowsOf(body, list.etag ?? etagOf(body))
@@ -60,7 +64,7 @@ export function registerFeedRoutes (api: FastifyInstance, { cache, feeds, docume
     const site = siteOf()
     const path = request.routeOptions.url as FeedPath
     const query = documents.feedQuery(request.url)
-    const representation = documents.feed(site, path, query, await postsOf(request, reply, query))
+    const representation = documents.feed(site, path, query, await postsOf(request, reply, query, handedList?.(request.raw)))
     if (tagHeaders !== undefined) reply.headers(tagHeaders.list(query, representation))
     return await sendRepresentation(request, reply, representation, cacheControlNow(), feedContentType(path))
   }

@@ -73,10 +73,10 @@ export class LaneExchange {
   /**
    * Sends `representation` as the framework's path does: 304 when the client's copy is current,
    * else in the best encoding, with `Cache-Control`, `ETag` and `Vary: Accept-Encoding` after
-   * the tier's own `headers`. True when it was written at once; a promise when the body waits
-   * for its encoding (a held answer is written without one).
+   * the tier's own `headers`, typed `contentType`. True when it was written at once; a promise
+   * when the body waits for its encoding (a held answer is written without one).
    */
-  representation (route: string, representation: Representation, cacheControl: string, headers: HeaderList = []): Promise<void> | true {
+  representation (route: string, representation: Representation, cacheControl: string, headers: HeaderList = [], contentType = JSON_CONTENT_TYPE): Promise<void> | true {
     const { headers: base, vary } = this.kit.headersFor(this)
     const common = [...base, ...headers, 'vary', vary === undefined ? 'Accept-Encoding' : `${vary}, Accept-Encoding`, 'cache-control', cacheControl]
     const { etag, body } = representation
@@ -87,13 +87,13 @@ export class LaneExchange {
     }
     const encoding = body.length >= MIN_COMPRESSED_BYTES ? chooseEncoding(this.req.headers['accept-encoding']) : undefined
     if (encoding === undefined) {
-      common.push('etag', etag, 'content-type', JSON_CONTENT_TYPE)
+      common.push('etag', etag, 'content-type', contentType)
       this.write(route, 200, common, body)
       return true
     }
     return representation.encoded(encoding).then((encoded) => {
       if (!this.answerable()) return
-      common.push('etag', variantEtag(etag, encoding), 'content-type', JSON_CONTENT_TYPE, 'content-encoding', encoding)
+      common.push('etag', variantEtag(etag, encoding), 'content-type', contentType, 'content-encoding', encoding)
       this.write(route, 200, common, encoded)
     })
   }

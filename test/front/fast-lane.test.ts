@@ -1,9 +1,9 @@
 // The fast lane answers as the framework does: two fronts over the same post API, one with the
 // lane (the default) and one without, are asked the same generated requests over real HTTP
 // (method, target, validators, encodings, origins, request ids), and must give the same status,
-// headers and bytes, the same access lines and the same request metrics, in every CORS and
-// cache-tag configuration. Outcomes the lane hands to the framework (an upstream failure, a copy
-// served stale) cost no second upstream call.
+// headers and bytes, the same access lines and the same request metrics, in every CORS,
+// cache-tag and SITE_URL configuration, on the list, the posts and the feeds. Outcomes the lane
+// hands to the framework (an upstream failure, a copy served stale) cost no second upstream call.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import fc from 'fast-check'
@@ -11,6 +11,7 @@ import { Pool } from 'undici'
 import { buildPostsApp } from '../../src/posts-api/app.js'
 import { postsAppOptions } from '../../src/process/tier-options.js'
 import { createProcessMetrics } from '../../src/ops/metrics.js'
+import { createPostUrl, parseSiteUrl } from '../../src/feeds/post-url.js'
 import { testConfig } from '../helpers/config.js'
 import { createSeededSqlite, openTestStore, type TestDatabase } from '../helpers/databases.js'
 import { json, startFakeUpstream } from '../helpers/fake-upstream.js'
@@ -20,11 +21,14 @@ import { listen, silentLogger, startFront, type FrontTestOptions, type RunningAp
 import type { PostStore } from '../../src/store/store.js'
 
 const ORIGIN = 'https://app.example'
+const SITE = parseSiteUrl('https://blog.example/')
+const FEEDS = { site: { url: SITE, postUrl: createPostUrl(SITE) }, postUrlTemplate: '{site}/blog/{slug}', feedSize: 20 }
 const CONFIGURATIONS: ReadonlyArray<{ name: string, options: FrontTestOptions }> = [
-  { name: 'the defaults (CORS for any origin, cache-tag headers)', options: {} },
-  { name: 'CORS for listed origins, no cache-tag headers', options: { corsOrigins: [ORIGIN], cacheTagHeaders: [] } },
-  { name: 'no CORS', options: { corsOrigins: [] } }
+  { name: 'the defaults (CORS for any origin, cache-tag headers), feeds', options: { feeds: FEEDS } },
+  { name: 'CORS for listed origins, no cache-tag headers, feeds', options: { corsOrigins: [ORIGIN], cacheTagHeaders: [], feeds: FEEDS } },
+  { name: 'no CORS, no SITE_URL (the feeds are 404s)', options: { corsOrigins: [] } }
 ]
+const FEED_TARGETS = ['/feed.xml', '/feed.atom', '/feed.json', '/feed.xml?tag=sql', '/feed.json?tag=nosuchtag', '/feed.atom?limit=0', '/feed.xml?bogus=1', '/feed.xml/', '/feed.xmlx', '/feed.', '/sitemap.xml']
 
 interface Front extends ComparedServer {
   app: RunningApp
@@ -75,7 +79,8 @@ for (const { name, options } of CONFIGURATIONS) {
     test('the same answers, access lines and request metrics', async () => {
       // Validators the fronts will give, to ask with: each target's own, and its variants'.
       const etags: string[] = []
-      for (const path of ['/api/blog', '/api/blog?limit=2', ...slugs.flatMap((s) => [`/api/blog/${s}`, `/api/blog/${s}?formats=html`])]) {
+      const feeds = options.feeds === undefined ? [] : ['/feed.xml', '/feed.atom', '/feed.json']
+      for (const path of ['/api/blog', '/api/blog?limit=2', ...slugs.flatMap((s) => [`/api/blog/${s}`, `/api/blog/${s}?formats=html`]), ...feeds]) {
         for (const encoding of ['identity', 'gzip', 'br']) {
           const [fast, slow] = [await ask(lane, 'GET', path, { 'accept-encoding': encoding }), await ask(framework, 'GET', path, { 'accept-encoding': encoding })]
           assert.equal(fast.status, 200, path)
@@ -89,7 +94,8 @@ for (const { name, options } of CONFIGURATIONS) {
         fc.tuple(fc.constantFrom(...slugs), fc.constantFrom('?formats=html', '?fields=slug,title&formats=text', '?fields=slug', '?', '?bogus=1', '?formats=pdf', '?preview=x', '?fields=slug&fields=title'))
           .map(([slug, query]) => `/api/blog/${slug}${query}`),
         fc.constantFrom('no-such-post', 'Not_A_Slug', 'a%62c', '..', '.', '', 'a;b', 'a.b', '~x', 'x'.repeat(201), 'hello-world/', `${slugs[0] ?? ''}?fields=slug`)
-          .map((segment) => `/api/blog/${segment}`)
+          .map((segment) => `/api/blog/${segment}`),
+        fc.constantFrom(...FEED_TARGETS)
       )
       const headers = fc.record({
         'if-none-match': fc.constantFrom(...etags, '*', 'W/"other"', `${etags[0] ?? ''}, "x"`),
@@ -119,13 +125,14 @@ test('an outcome the lane hands over is not asked for again, and is answered as 
   let status = 200
   const upstream = await startFakeUpstream((req, res) => {
     if (status !== 200) return json(res, status, { title: 'Failed' })
-    json(res, 200, req.url === '/api/posts' ? [{ slug: 'a' }] : { slug: 'a' }, { etag: '"v1"' })
+    json(res, 200, req.url?.startsWith('/api/posts') === true ? [{ slug: 'a', title: 'A' }] : { slug: 'a' }, { etag: '"v1"' })
   })
-  const fronts = await Promise.all([true, false].map(async (fastLane) => await startComparedFront(upstream.url.href, { staleIfErrorS: 60 }, fastLane)))
+  const fronts = await Promise.all([true, false].map(async (fastLane) => await startComparedFront(upstream.url.href, { staleIfErrorS: 60, feeds: FEEDS }, fastLane)))
   try {
     // A held copy, then the same served stale when the upstream fails (handed over); the upstream's
     // 404 is the post's own 404 (answered by the lane), and for the list a failure (stale again).
-    const cases = { '/api/blog': [[200, 200], [500, 200], [404, 200]], '/api/blog/a': [[200, 200], [500, 200], [404, 404]] } as const
+    // A feed is made from its list, handed over alike.
+    const cases = { '/api/blog': [[200, 200], [500, 200], [404, 200]], '/api/blog/a': [[200, 200], [500, 200], [404, 404]], '/feed.xml': [[200, 200], [500, 200], [404, 200]] } as const
     for (const [path, statuses] of Object.entries(cases)) {
       for (const [upstreamStatus, expected] of statuses) {
         status = upstreamStatus
