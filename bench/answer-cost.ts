@@ -12,11 +12,11 @@ import { parseArgs } from 'node:util'
 import { Pool } from 'undici'
 import { prepareSqliteDataset, slugOf } from './dataset.js'
 import { pageCursors } from './page-cursors.js'
+import { HOST, SITE_URL } from './options.js'
 import { freePorts } from './processes.js'
 import { requestSequence, scenarioOf, SCENARIOS, type ScenarioName } from './scenarios.js'
 
-const HOST = '127.0.0.1'
-const MEASURED: readonly ScenarioName[] = ['invalid', 'missing', 'detail', 'list-20', 'page']
+const MEASURED: readonly ScenarioName[] = ['invalid', 'missing', 'detail', 'list-20', 'page', 'feed.xml']
 const TARGETS = ['front', 'peer', 'limit'] as const
 
 const { values } = parseArgs({
@@ -121,7 +121,7 @@ async function load (origin: string, paths: readonly string[], count: number): P
   if (unexpected.size > 0) throw new Error(`unexpected statuses: ${JSON.stringify(Object.fromEntries(unexpected))}`)
 }
 
-const posts = scenario === 'list-20' ? 20 : scenario === 'page' ? 100_000 : 1000
+const posts = scenarioOf(scenario).posts
 const [postsPort = 0, port = 0] = await freePorts(2)
 let server: ChildProcess
 /** The dataset the front's post API or the limit serves (the peer has none). */
@@ -133,7 +133,7 @@ if (target === 'front') {
   const shed = shedMs === undefined ? {} : { LOAD_SHED_DELAY_MS: shedMs }
   database = await prepareSqliteDataset(posts, cli)
   await start([cli, 'posts-api'], serviceEnv({ DATABASE_URL: database, POSTS_PORT: String(postsPort), ...shed }), postsPort, 'posts-api.log')
-  server = await start([cli, 'front'], serviceEnv({ API_URL: `http://${HOST}:${postsPort}`, BLOG_PORT: String(port), ...shed }), port, 'front.log', values.callgrind)
+  server = await start([cli, 'front'], serviceEnv({ API_URL: `http://${HOST}:${postsPort}`, BLOG_PORT: String(port), SITE_URL, ...shed }), port, 'front.log', values.callgrind)
 } else if (target === 'peer') {
   server = await start(['--import', 'tsx', 'bench/fastify-peer.ts', '--port', String(port)], {}, port, 'peer.log', values.callgrind)
 } else {

@@ -12,6 +12,8 @@ export const STORES = ['sqlite', 'postgres', 'mysql'] as const satisfies readonl
 /** A full run's stores: MySQL/MariaDB only when asked for (`--store mysql`), as it has no targets. */
 const DEFAULT_STORES: readonly Store[] = ['sqlite', 'postgres']
 export const HOST = '127.0.0.1'
+/** The front's SITE_URL, which serves the feeds. */
+export const SITE_URL = 'https://blog.example'
 
 export interface Options {
   stores: Store[]

@@ -6,15 +6,13 @@ import { join } from 'node:path'
 import { preparePostgresDataset, prepareSqliteDataset, slugOf } from './dataset.js'
 import { prepareMysqlDataset } from './mysql-dataset.js'
 import { fetchEtags, getBody, summarise, timedRequests, type LoadGenerator, type LoadRun, type RequestSequence } from './load.js'
-import { HOST, type Options } from './options.js'
+import { HOST, SITE_URL, type Options } from './options.js'
 import { pageCursors } from './page-cursors.js'
 import { cpuMs, emptyUsage, freePorts, memoryMb, startProcess, stopProcess, waitForChildren, watch, type Child, type Usage } from './processes.js'
 import { checkLoad, checkMemory, checkShare, checkVersus, RESULTS_DIR, TARGETS, type BenchReport, type LoadResult, type MemoryResult, type Target } from './report.js'
 import { baselineServes, homeOf, MEMORY_RUN, PAGE_PATH, requestSequence, SORTED_PAGE_PATH, scenarioOf, type Phase, type ScenarioName, type Store } from './scenarios.js'
 
 const BASELINE_SCRIPT = 'bench/baseline-server.ts'
-/** The front's SITE_URL, which serves the feeds. */
-const SITE_URL = 'https://blog.example'
 
 export const log = (message: string): void => { process.stderr.write(`${message}\n`) }
 
