@@ -191,7 +191,10 @@ export const SCENARIOS = scenarioTable({
   'list?limit=20&fields=slug,title,excerpt,reading_time': {
     posts: 20, smoke: true, expectedStatus: 200, requests: always('/api/blog?limit=20&fields=slug,title,excerpt,reading_time'), versus: 'list-20', maxCostRatio: RENDERED_COST
   },
-  'feed.xml': { posts: 20, smoke: true, expectedStatus: 200, requests: always('/feed.xml'), versus: 'list-20', maxCostRatio: RENDERED_COST },
+  // A feed against a held list page of its size (bodies of 100,048 and 98,639 bytes here; a page
+  // of 20, 76,372, would charge it for its bytes: sending is most of an answer this large).
+  'list?limit=26': { posts: 1000, smoke: true, expectedStatus: 200, requests: always('/api/blog?limit=26'), reference: true },
+  'feed.xml': { posts: 1000, smoke: true, expectedStatus: 200, requests: always('/feed.xml'), versus: 'list?limit=26', maxCostRatio: RENDERED_COST },
   // List queries, which the baseline does not serve either: each against a held list page of 20
   // posts on the same processes (the list page runs wherever one of them does).
   'list?limit=20': { posts: 1000, smoke: true, expectedStatus: 200, requests: always(LIST_PAGE), reference: true },
