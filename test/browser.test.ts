@@ -45,9 +45,9 @@ describeOrSkip('in a real browser', { skip }, () => {
     mkdirSync(SCREENSHOTS, { recursive: true })
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 })
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    // A bound for failing, not a speed: on a machine just booted, Chromium's first page (its
-    // files read from disk for the first time, beside the other suites) took 15 s to show /docs.
-    context.setDefaultTimeout(30_000)
+    // A bound for failing, not a speed: on a slow machine, beside the other suites, /docs took
+    // Chromium from 12 s to over 30 s to show.
+    context.setDefaultTimeout(60_000)
     context.on('request', (request) => { requests.push({ url: request.url(), headers: request.allHeaders() }) })
     context.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
     context.on('weberror', (error) => { problems.push(error.error().message) })
@@ -66,6 +66,9 @@ describeOrSkip('in a real browser', { skip }, () => {
     const page = await context.newPage()
     try {
       await run(page)
+    } catch (err) {
+      // What the page had asked for and what went wrong by then: a slow page from a stuck one.
+      throw new Error(`${(err as Error).message}\nrequested: ${requests.map((request) => request.url).join(' ')}\nproblems: ${problems.join(' | ')}`, { cause: err })
     } finally {
       await page.close()
     }
