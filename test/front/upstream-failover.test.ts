@@ -64,6 +64,25 @@ test('a 503 with Connection: close (an upstream shutting down) is tried on anoth
   assert.equal(agent.pendingInterceptors().length, 1, 'a plain 503 was retried')
 })
 
+test('a 503 overloaded (shed at once) is tried on another in rotation, never on the same one; alone, it is handed back', async (t) => {
+  const shed = '{"type":"urn:blog-read-api:problem:overloaded","title":"Service overloaded","status":503}'
+  const agent = mockAgent()
+  agent.get(A).intercept({ path: '/api/posts' }).reply(503, shed, { headers: { 'retry-after': '1' } })
+  agent.get(B).intercept({ path: '/api/posts' }).reply(200, B)
+  const { client, freshUsed } = clientOver(t, agent, { bases: [A, B] })
+  assert.equal(await answerer(client), B)
+  assert.equal(client.inRotation(), 2, 'a process that shed a request is still there')
+  const lone = mockAgent()
+  lone.get(A).intercept({ path: '/api/posts' }).reply(503, shed, { headers: { 'retry-after': '1' } })
+  lone.get(A).intercept({ path: '/api/posts' }).reply(200, A)
+  const alone = clientOver(t, lone, { bases: [A] })
+  const relayed = await alone.client.get('/api/posts', call)
+  assert.equal(relayed.status, 503)
+  assert.equal(relayed.headers['retry-after'], '1')
+  assert.equal(lone.pendingInterceptors().length, 1, 'not tried again on the upstream that shed it')
+  assert.equal(freshUsed() + alone.freshUsed(), 0)
+})
+
 test('a time-out is never tried again, anywhere', async (t) => {
   for (const code of ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']) {
     const agent = mockAgent()

@@ -3,7 +3,8 @@
 // time and in bytes, whose failures come out already classified as the contract's 502 / 503 / 504
 // problems. A GET that got no answer because the connection failed, broke, or met an upstream
 // shutting down is tried once more, on another upstream in rotation (or on a fresh connection to
-// the same one), within a retry budget; never after a time-out.
+// the same one); one that an upstream shed at once (503 `overloaded`), on another in rotation
+// only. Both within a retry budget; never after a time-out.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
@@ -14,7 +15,7 @@ import type { Timers } from '../../lib/timers.js'
 import { EVENT_STREAM_TYPE } from '../../sync/sse-frame.js'
 import { createRetryBudget, RETRY_BUDGET } from './retry-budget.js'
 import { CallDeadline, DeadlineError, exchange, type Answer, type ExchangeLimits } from './exchange.js'
-import { classify, drainingProblem, isAbsence, isDraining, retryScope, type RetryScope } from './failures.js'
+import { classify, drainingProblem, isAbsence, isDraining, isShed, retryScope, type RetryScope } from './failures.js'
 import { probeUpstream } from './health.js'
 import { createUpstreamPool, type PoolMember } from './pool.js'
 import { createUpstreamTransport, phaseTimeouts, upstreamPath, type UpstreamTransport } from './transport.js'
@@ -110,7 +111,9 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger, tim
   function scopeOf (first: Try, deadline: CallDeadline): RetryScope {
     if (deadline.expired) return undefined
     if (first.response === undefined) return retryScope(first.error)
-    return isDraining(first.response.status, first.response.headers) ? 'anywhere' : undefined
+    const { status, headers, body } = first.response
+    if (isDraining(status, headers)) return 'anywhere'
+    return isShed(status, body) ? 'elsewhere' : undefined
   }
 
   function headersFor (requestId: string, ifNoneMatch: string | undefined): Record<string, string> {
@@ -151,9 +154,10 @@ export function createUpstreamClient ({ upstreams, timeouts, health, logger, tim
       const scope = scopeOf(tried, deadline)
       const other = scope === undefined ? undefined : pool.pick(member)
       if ((other !== undefined || scope === 'anywhere') && retries.tryRetry()) {
-        // The first try got no answer: it counts against its upstream; the retry goes to another
-        // in rotation, or else on a fresh connection to the same one.
-        pool.record(member, tried.response === undefined ? classify(tried.error, false) : drainingProblem())
+        // The first try got no answer, or one that did nothing: it counts as its upstream's; the
+        // retry goes to another in rotation, or else on a fresh connection to the same one.
+        if (tried.response === undefined) pool.record(member, classify(tried.error, false))
+        else recordAnswer(member, tried.response)
         tried.response?.stream?.destroy()
         if (other !== undefined) {
           member.pending--

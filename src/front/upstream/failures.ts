@@ -1,7 +1,7 @@
 // What a failed upstream call means: the contract's 502 (nobody answered usefully) or 504 (too slow), and
 // whether it may be tried again, and where.
 import type { IncomingHttpHeaders } from 'node:http'
-import { ProblemError } from '../../contract/problems.js'
+import { PROBLEM_TYPE_BASE, ProblemError } from '../../contract/problems.js'
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
 /** The connection could not be made: nothing was sent, but a new connection there fails alike. */
@@ -35,6 +35,22 @@ export function isConnectFailure (err: unknown): boolean {
  */
 export function isDraining (status: number, headers: IncomingHttpHeaders): boolean {
   return status === 503 && /(?:^|,)\s*close\s*(?:,|$)/i.test(String(headers.connection ?? ''))
+}
+
+const SHED_TYPE = `${PROBLEM_TYPE_BASE}overloaded`
+
+/**
+ * A 503 `overloaded`: the upstream shed the request at once, before any work, because its own
+ * event loop lagged. Another upstream may well answer it; a plain 503 (its store is down) is
+ * relayed, since the others most likely share that store.
+ */
+export function isShed (status: number, body: Buffer): boolean {
+  if (status !== 503 || body.length === 0) return false
+  try {
+    return (JSON.parse(body.toString('utf8')) as { type?: unknown } | null)?.type === SHED_TYPE
+  } catch {
+    return false
+  }
 }
 
 /** The problem of a call that got no usable answer: 504 if it ran out of time, else 502. */
