@@ -3,6 +3,7 @@
 // entries instead of growing memory. Concurrent requests for a key being built share its build;
 // a failed build is not kept.
 import { LRUCache } from 'lru-cache'
+import { countAgain } from './lru-recount.js'
 
 export interface BuildCacheOptions<V> {
   /** Entries kept at most. */
@@ -41,12 +42,7 @@ export function createBuildCache<V> ({ max, maxBytes, sizeOf, grows }: BuildCach
           building.delete(key)
           const entry = { value }
           built.set(key, entry)
-          // Set again: the LRU counts an entry's size only when it is set with another value.
-          grows?.(value, () => {
-            if (built.peek(key) !== entry) return
-            built.delete(key)
-            built.set(key, entry)
-          })
+          grows?.(value, () => { countAgain(built, key, entry) })
         }, () => building.delete(key))
       }
       return await pending

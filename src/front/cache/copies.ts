@@ -8,6 +8,7 @@
 import { LRUCache } from 'lru-cache'
 import { ProblemError } from '../../contract/problems.js'
 import { heldSizeOf } from '../../http/representation.js'
+import { countAgain } from '../../lib/lru-recount.js'
 import type { CheckedBody } from './answer-checks.js'
 import type { PageIndex } from './page-index.js'
 import type { Confirmation, VersionLabel } from './versions.js'
@@ -102,13 +103,8 @@ export function createHeldCopies ({ cacheMaxBytes, staleIfErrorS, now }: HeldCop
       }
       const held: HeldBody = { kind: 'body', ...checked, upstreamEtag, validatedAt: now(), version }
       copies.set(path, held)
-      // A compressed variant made for a client later is counted then, evicting others if need be
-      // (set again: the LRU counts an entry's size only when it is set with another value).
-      held.representation.onGrown = () => {
-        if (copies.peek(path) !== held) return
-        copies.delete(path)
-        copies.set(path, held)
-      }
+      // A compressed variant made for a client later is counted then, evicting others if need be.
+      held.representation.onGrown = () => { countAgain(copies, path, held) }
     },
     holdAbsence (path, version) {
       if (version === undefined) copies.delete(path)
