@@ -12,6 +12,15 @@ import { SECURITY_HEADERS } from './answer-headers.js'
 import type { Cors, CorsHeaders } from './cors.js'
 import { MIN_COMPRESSED_BYTES, chooseEncoding, ifNoneMatchHolds, variantEtag, JSON_CONTENT_TYPE, type Representation } from './representation.js'
 
+/**
+ * The largest body written as text of its bytes (latin1: one character a byte). Node joins a text
+ * body to its head and writes one string; a buffer goes beside the head, queued apart and written
+ * with writev. Under callgrind at the front, a refused slug (a problem of about 250 bytes) took
+ * about 4.6 thousand instructions fewer as text; a held post of 3.9 KB 12 to 32 thousand more
+ * (its text and the joined string are made anew for each answer, and collected).
+ */
+const WRITTEN_AS_TEXT_MAX_BYTES = 512
+
 /** Header names and values, one after the other, as Node's `writeHead` takes them. */
 export type HeaderList = readonly string[]
 
@@ -122,7 +131,9 @@ export class LaneExchange {
 
   private write (route: string, status: number, headers: string[], body?: Buffer): void {
     if (body !== undefined) headers.push('content-length', String(body.length))
-    this.res.writeHead(status, headers).end(body)
+    this.res.writeHead(status, headers)
+    if (body !== undefined && body.length <= WRITTEN_AS_TEXT_MAX_BYTES) this.res.end(body.toString('latin1'), 'latin1')
+    else this.res.end(body)
     this.kit.answered(this, route, status)
   }
 }
