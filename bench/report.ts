@@ -6,11 +6,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { LoadFigures, TimedResponse } from './load.js'
 import type { Usage } from './processes.js'
+import type { Machine } from './machine.js'
 import type { Dataset } from './dataset.js'
 import { baselineServes, MEMORY_RUN, scenarioOf, type ScenarioName, type Store } from './scenarios.js'
 
 export const RESULTS_DIR = fileURLToPath(new URL('results/', import.meta.url))
-
 /** The naive Fastify peer is loaded too where a scenario has a target against it (minPeerRatio). */
 export type Target = 'baseline' | 'service' | 'peer'
 export const TARGETS: readonly Target[] = ['baseline', 'service']
@@ -53,7 +53,7 @@ export type ScenarioResult = LoadResult | MemoryResult
 
 export interface BenchReport {
   date: string
-  machine: { cpus: number, cpuModel: string, memoryGb: number, os: string, node: string }
+  machine: Machine
   build: { cli: string, gitCommit: string, srcModified: boolean }
   settings: { stores: string[], connections: number, generator: string, rounds: number, roundS: number, warmupS: number, settleS?: number, smoke: boolean, cpuProf: boolean, workers: string, overrides?: Record<string, string>, rss: string }
   results: ScenarioResult[]
@@ -226,7 +226,7 @@ export function renderMarkdown (report: BenchReport): string {
   const memory = report.results.filter((r): r is MemoryResult => r.kind === 'memory')
   const lines = [
     `# Blog Read API benchmark, ${report.date}`, '',
-    `- Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, ${machine.os}, Node ${machine.node}`,
+    `- Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, ${machine.os}, Node ${machine.node}${machine.stealPercent === undefined ? '' : `; ${machine.stealPercent.toFixed(1)} % of its CPU time stolen by the hypervisor during the run`}`,
     `- Build: \`${build.cli}\` (git ${build.gitCommit}${build.srcModified ? ', src/ modified' : ''})`,
     `- Settings: stores ${settings.stores.join(', ')}; load from ${settings.generator}; ${settings.connections} connections; ` +
       `${(settings.settleS ?? 0) > 0 ? `${settings.settleS ?? 0} s of load on each server of a phase before its first scenario; ` : ''}per scenario, ${settings.warmupS} s of ` +

@@ -2,8 +2,8 @@
 // them, loaded alternately in the same run, so every figure is a ratio taken under the same
 // conditions. Progress goes to stderr; the Markdown table to stdout and, with the JSON, to bench/results/.
 import { execFileSync } from 'node:child_process'
-import { cpus, release, totalmem, type } from 'node:os'
 import { createLoadGenerator } from './load.js'
+import { cpuTicks, stealPercent, thisMachine } from './machine.js'
 import { parseOptions } from './options.js'
 import { problemsOf, renderMarkdown, writeReport, type BenchReport } from './report.js'
 import { log, runPhase } from './runner.js'
@@ -28,7 +28,7 @@ async function main (): Promise<void> {
   const stamp = date.replace(/[:.]/g, '-')
   const report: BenchReport = {
     date,
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', memoryGb: Math.round(totalmem() / 1e9), os: `${type()} ${release()}`, node: process.version },
+    machine: thisMachine(),
     build: { cli: options.cli, ...gitState() },
     settings: {
       stores: options.stores,
@@ -49,6 +49,7 @@ async function main (): Promise<void> {
     warnings: []
   }
   const plan = planOf(options.scenarios, options.smoke)
+  const ticksAtStart = cpuTicks()
   for (const store of options.stores) {
     for (const phase of plan) {
       try {
@@ -59,6 +60,7 @@ async function main (): Promise<void> {
       }
     }
   }
+  report.machine.stealPercent = stealPercent(ticksAtStart, cpuTicks())
   report.problems.push(...problemsOf(report))
   const markdown = renderMarkdown(report)
   process.stdout.write(markdown)
