@@ -1,7 +1,7 @@
 // The machine a run is taken on, and how much of its CPU time the hypervisor gave to other guests
-// meanwhile (Linux's steal time): one sign that the host was busy, which slows a run's µs and
-// requests/s but not the ratios of its alternated rounds. Not the only sign: a guest sharing
-// caches and memory with busy ones runs slower without any steal.
+// meanwhile (Linux's steal time): one sign that the host was busy, which lowers a run's
+// requests/s and raises its latencies, but hardly the ratios of its alternated rounds. Not the
+// only sign: a guest sharing caches and memory with busy ones runs slower without any steal.
 import { readFileSync } from 'node:fs'
 import { cpus, release, totalmem, type } from 'node:os'
 
