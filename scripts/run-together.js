@@ -1,25 +1,40 @@
-// Runs npm scripts at the same time, each one's output held and written whole when it ends (so
-// that two reports never interleave), and fails when any of them fails: `npm test` checks lint
-// and types this way, each of which keeps one core busy for a few seconds.
-//   node scripts/run-together.js lint typecheck
+// Runs npm scripts at the same time and fails when any of them fails. The script after `--live`
+// (the tests) writes to the terminal itself, as it would alone; each of the others (lint, the
+// type check) has its output held and written whole, in one write, when it ends, so that two
+// reports never interleave (the test reporter writes its lines whole too). `npm test` runs the
+// checks beside the tests this way: run before them, the checks kept one core of two busy for
+// about 12 s while the other idled most of that time; beside them, they take the share of the
+// cores the tests leave. The scripts that failed are named last.
+//   node scripts/run-together.js lint typecheck --live test:only
 import { spawn } from 'node:child_process'
 
 const npm = process.env.npm_execpath === undefined ? ['npm'] : [process.execPath, process.env.npm_execpath]
 
-function run (script) {
+/** Runs `npm run <script>`; resolves to its exit code (1 for a signal or a failure to start). */
+function run (script, stdio, onOutput) {
   return new Promise((resolve) => {
-    const child = spawn(npm[0], [...npm.slice(1), 'run', script, '--silent'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const output = []
-    child.stdout.on('data', (chunk) => output.push(chunk))
-    child.stderr.on('data', (chunk) => output.push(chunk))
-    child.on('error', (err) => { output.push(Buffer.from(`${err.message}\n`)) })
-    child.on('close', (code) => {
-      process.stdout.write(Buffer.concat(output))
-      if (code !== 0) process.stderr.write(`npm run ${script} failed (exit code ${code})\n`)
-      resolve(code === 0)
-    })
+    const child = spawn(npm[0], [...npm.slice(1), 'run', script, '--silent'], { stdio })
+    child.stdout?.on('data', onOutput)
+    child.stderr?.on('data', onOutput)
+    child.on('error', (err) => { onOutput(Buffer.from(`${err.message}\n`)) })
+    child.on('close', (code) => { resolve(code ?? 1) })
   })
 }
 
-const results = await Promise.all(process.argv.slice(2).map(run))
-process.exitCode = results.every(Boolean) ? 0 : 1
+/** Runs the `held` scripts and the `live` one (undefined: none) together; resolves to the exit code. */
+async function runTogether (held, live) {
+  const heldRuns = held.map(async (script) => {
+    const output = []
+    const code = await run(script, ['ignore', 'pipe', 'pipe'], (chunk) => output.push(chunk))
+    process.stdout.write(Buffer.concat(output))
+    return { script, code }
+  })
+  const liveRun = live === undefined ? [] : [run(live, 'inherit', () => {}).then((code) => ({ script: live, code }))]
+  const failed = (await Promise.all([...heldRuns, ...liveRun])).filter(({ code }) => code !== 0)
+  for (const { script, code } of failed) process.stderr.write(`npm run ${script} failed (exit code ${code})\n`)
+  return failed.length === 0 ? 0 : 1
+}
+
+const args = process.argv.slice(2)
+const at = args.indexOf('--live')
+process.exitCode = await runTogether(at === -1 ? args : args.slice(0, at), at === -1 ? undefined : args[at + 1])
