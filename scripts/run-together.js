@@ -2,9 +2,9 @@
 // (the tests) writes to the terminal itself, as it would alone; each of the others (lint, the
 // type check) has its output held and written whole, in one write, when it ends, so that two
 // reports never interleave (the test reporter writes its lines whole too). `npm test` runs the
-// checks beside the tests this way: run before them, the checks kept one core of two busy for
-// about 12 s while the other idled most of that time; beside them, they take the share of the
-// cores the tests leave. The scripts that failed are named last.
+// checks beside the tests this way: run before them, the checks took about 14 s of wall clock
+// for 23 s of CPU on two cores (ESLint runs on one), one core idle for about 5 s of it; beside
+// them, they take the share of the cores the tests leave. The scripts that failed are named last.
 //   node scripts/run-together.js lint typecheck --live test:only
 import { spawn } from 'node:child_process'
 
