@@ -50,5 +50,6 @@ export function stealPercent (from: CpuTicks | undefined, to: CpuTicks | undefin
 
 /** What the report says of this machine (the steal is added when the run ends). */
 export function thisMachine (): Machine {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', memoryGb: Math.round(totalmem() / 1e9), os: `${type()} ${release()}`, node: process.version }
+  const cores = cpus()
+  return { cpus: cores.length, cpuModel: cores[0]?.model.trim() ?? 'unknown', memoryGb: Math.round(totalmem() / 1e9), os: `${type()} ${release()}`, node: process.version }
 }

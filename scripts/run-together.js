@@ -29,7 +29,8 @@ async function runTogether (held, live) {
     process.stdout.write(Buffer.concat(output))
     return { script, code }
   })
-  const liveRun = live === undefined ? [] : [run(live, 'inherit', () => {}).then((code) => ({ script: live, code }))]
+  // Its output goes straight to the terminal; only a failure to start it passes through here.
+  const liveRun = live === undefined ? [] : [run(live, 'inherit', (chunk) => process.stderr.write(chunk)).then((code) => ({ script: live, code }))]
   const failed = (await Promise.all([...heldRuns, ...liveRun])).filter(({ code }) => code !== 0)
   for (const { script, code } of failed) process.stderr.write(`npm run ${script} failed (exit code ${code})\n`)
   return failed.length === 0 ? 0 : 1
