@@ -37,7 +37,7 @@ const { values } = parseArgs({
     'cpu-prof-dir': { type: 'string' },
     /** An `Origin` every request carries (with `--set CORS_ORIGIN=` naming it: a listed origin's answers). */
     origin: { type: 'string' },
-    /** A setting of both tiers for this run (repeatable), e.g. `--set METRICS=off`: what a feature costs. */
+    /** A setting of both tiers for this run (repeatable), e.g. `--set METRICS=off`: what a feature costs. NODE_OPTIONS also reaches the peer and the limit. */
     set: { type: 'string', multiple: true, default: [] }
   }
 })
@@ -70,6 +70,8 @@ process.once('exit', () => {
 // The service's defaults: none of its settings from this environment.
 const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, USER: process.env.USER, HOST }
 const serviceEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...env, ...settings })
+/** The peer and the limit have no settings, but Node's options (`--perf-basic-prof`, to name their JavaScript under callgrind) apply to them alike. */
+const nodeOptions: NodeJS.ProcessEnv = settings.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: settings.NODE_OPTIONS }
 
 async function start (args: string[], env: NodeJS.ProcessEnv, port: number, log: string, callgrind = false): Promise<ChildProcess> {
   const fd = openSync(join(dir, log), 'a')
@@ -135,10 +137,10 @@ if (target === 'front') {
   await start([cli, 'posts-api'], serviceEnv({ DATABASE_URL: database, POSTS_PORT: String(postsPort), ...shed }), postsPort, 'posts-api.log')
   server = await start([cli, 'front'], serviceEnv({ API_URL: `http://${HOST}:${postsPort}`, BLOG_PORT: String(port), SITE_URL, ...shed }), port, 'front.log', values.callgrind)
 } else if (target === 'peer') {
-  server = await start(['--import', 'tsx', 'bench/fastify-peer.ts', '--port', String(port)], {}, port, 'peer.log', values.callgrind)
+  server = await start(['--import', 'tsx', 'bench/fastify-peer.ts', '--port', String(port)], nodeOptions, port, 'peer.log', values.callgrind)
 } else {
   database = await prepareSqliteDataset(posts, cli)
-  server = await start(['--import', 'tsx', 'bench/baseline-server.ts', '--db', database, '--port', String(port)], {}, port, 'limit.log', values.callgrind)
+  server = await start(['--import', 'tsx', 'bench/baseline-server.ts', '--db', database, '--port', String(port)], nodeOptions, port, 'limit.log', values.callgrind)
 }
 const pid = server.pid as number
 const slugs = Array.from({ length: posts }, (_, i) => slugOf(i))
