@@ -90,7 +90,7 @@ export function transientRepresentation (body: Buffer, etag = etagOf(body)): Rep
  * Made and dropped in a loop, 530 to 770 bytes of each were promoted to the old generation (Node
  * 22, 24 and 26), and none of a class's. The front makes one for every page it builds: under
  * `page` (wrk, 50 connections, 10 s), 2.85 MB was promoted at each scavenge, with 13 or 14
- * mark-compacts; as a class, 0.67 MB, with 2 to 5.
+ * mark-compacts; as a class, 0.67 MB, with 2 to 4.
  */
 class ServedRepresentation implements Representation {
   onGrown: (() => void) | undefined = undefined
