@@ -86,8 +86,8 @@ export function transientRepresentation (body: Buffer, etag = etagOf(body)): Rep
 }
 
 /**
- * A class, not an object literal with a getter: V8 frees no such object in a young collection.
- * Made and dropped in a loop, 530 to 770 bytes of each were promoted to the old generation (Node
+ * A class, not an object literal with a getter, which V8 did not free in young collections:
+ * made and dropped in a loop, 530 to 770 bytes of each were promoted to the old generation (Node
  * 22, 24 and 26), and none of a class's. The front makes one for every page it builds: under
  * `page` (wrk, 50 connections, 10 s), 2.85 MB was promoted at each scavenge, with 13 or 14
  * mark-compacts; as a class, 0.67 MB, with 2 to 4.

@@ -6,8 +6,7 @@ import { GCProfiler } from 'node:v8'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { chooseEncoding, createRepresentation, etagOf, heldSizeOf, ifNoneMatchHolds, ownBytes, sendConditional, sendRepresentation, transientRepresentation, type Representation } from '../../src/http/representation.js'
-import { exposedGc } from '../../src/lib/young-collection.js'
-import { gc } from '../helpers/gc.js'
+import { gc, minorGc } from '../helpers/gc.js'
 
 const BODY = Buffer.from(JSON.stringify({ slug: 'a', content: 'x'.repeat(4000) }))
 
@@ -173,7 +172,6 @@ describe('sendRepresentation and sendConditional', () => {
 })
 
 describe('held bodies own their memory', () => {
-  const youngGc = exposedGc() as NonNullable<ReturnType<typeof exposedGc>>
   const ownsItsMemory = (bytes: Buffer): boolean => bytes.byteLength === bytes.buffer.byteLength
 
   test('a body carved out of a shared slab is copied out of it, with its bytes and ETag; one that owns its memory is kept as it is', async () => {
@@ -203,8 +201,8 @@ describe('held bodies own their memory', () => {
     const made = 100_000
     const body = Buffer.from('{"a":1}')
     // What the test made before is promoted now, not counted below.
-    youngGc({ type: 'minor' })
-    youngGc({ type: 'minor' })
+    minorGc()
+    minorGc()
     const profiler = new GCProfiler()
     profiler.start()
     // The last few kept, as answers in flight would be (and so that none is optimised away).
@@ -212,7 +210,7 @@ describe('held bodies own their memory', () => {
     let bytes = 0
     for (let i = 0; i < made; i++) bytes += (inFlight[i % inFlight.length] = transientRepresentation(body, '"tag"')).heldBytes
     // Whatever the young generation's size, at least one collection after they were made.
-    youngGc({ type: 'minor' })
+    minorGc()
     const young = profiler.stop().statistics.filter(({ gcType }) => gcType === 'Scavenge' || gcType === 'MinorMarkSweep')
     const oldSpace = (stats: typeof young[number]['afterGC']): number =>
       stats.heapSpaceStatistics.find(({ spaceName }) => spaceName === 'old_space')?.spaceUsedSize ?? 0
