@@ -4,11 +4,18 @@
 // `retryForMs` after the change was queued. Memory is bounded: at most `maxPending` deliveries
 // wait per URL; beyond that a change is folded into the newest waiting one (one delivery then
 // covers both, named by the later token). A URL that answers 410 Gone is sent nothing more.
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { composeChanges, isEmptyChange, type Change } from './change.js'
 import { realTimers, type Timers } from '../lib/timers.js'
 import { webhookBody } from './webhook-payload.js'
 import { signWebhook } from './webhook-signature.js'
+
+/**
+ * undici, loaded with the first delivery: a post API without webhooks never needs it, and
+ * loading it took about a fifth of that tier's start-up CPU (its 111 modules).
+ */
+let loaded: Promise<typeof import('undici')> | undefined
+const undici = async (): Promise<typeof import('undici')> => await (loaded ??= import('undici'))
 
 export interface WebhookSenderOptions {
   urls: readonly string[]
@@ -130,6 +137,7 @@ export function createWebhookSender (options: WebhookSenderOptions): WebhookSend
     const stopTimer = timers.setTimeout(() => controller.abort(new Error(`no answer within ${settings.timeoutMs} ms`)), settings.timeoutMs)
     try {
       const timestampS = Math.floor(timers.now() / 1000)
+      const { request } = await undici()
       const response = await request(target.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'blog-read-api', ...signWebhook(keys, delivery.change.until, timestampS, delivery.body) },
