@@ -20,11 +20,6 @@ import { parseMetrics, valueOf } from '../helpers/metrics-text.js'
 import { pollUntil } from '../helpers/poll.js'
 
 const PATHS = ['/api/blog/hello-world', '/api/blog', '/api/blog/two-tiers', '/api/blog/slugs-and-stores']
-/**
- * Requests a second of the load: steady, on every connection, through each restart and check;
- * unpaced, it took the cores the processes it watches need to start.
- */
-const PACE = 400
 const dir = mkdtempSync(join(tmpdir(), 'blog-read-api-fleet-'))
 const database = join(dir, 'blog.db')
 
@@ -113,7 +108,7 @@ function assertOnlyMappedFailures (load: Load): void {
 
 test('rolling restart: each of two post APIs SIGTERMed and started again in turn, under load: zero failed requests', { timeout: 40_000 }, async (t) => {
   const upstreams = [await startPostsApi(t), await startPostsApi(t)]
-  const load = startLoad(await startFrontOver(t, upstreams), PATHS, { connections: 8, perSecond: PACE })
+  const load = startLoad(await startFrontOver(t, upstreams), PATHS, { connections: 8 })
   t.after(async () => { await load.stop() })
   startEditing(t)
   await answered(load, 100)
@@ -135,7 +130,7 @@ test('rolling restart: each of two post APIs SIGTERMed and started again in turn
 test('one of two post APIs SIGKILLed under load: all 200 once the front has it out of rotation; back, it takes load again', { timeout: 40_000 }, async (t) => {
   const upstreams = [await startPostsApi(t), await startPostsApi(t)]
   const front = await startFrontOver(t, upstreams)
-  const load = startLoad(front, PATHS, { connections: 8, perSecond: PACE })
+  const load = startLoad(front, PATHS, { connections: 8 })
   t.after(async () => { await load.stop() })
   const [killed, survivor] = upstreams as [PostsApi, PostsApi]
   startEditing(t)
@@ -159,7 +154,7 @@ test('one of two post APIs SIGKILLed under load: all 200 once the front has it o
 
 test('a lone post API killed and started again on its port: 502/503/504 meanwhile, all 200 for requests sent once it listens', { timeout: 40_000 }, async (t) => {
   const postsApi = await startPostsApi(t)
-  const load = startLoad(await startFrontOver(t, [postsApi]), PATHS, { connections: 8, perSecond: PACE })
+  const load = startLoad(await startFrontOver(t, [postsApi]), PATHS, { connections: 8 })
   t.after(async () => { await load.stop() })
   await answered(load, 100)
   await stop(postsApi, 'SIGKILL')

@@ -46,20 +46,8 @@ function problemKind (status: number, body: string, contentType: string | undefi
   }
 }
 
-export interface LoadOptions {
-  connections?: number
-  /** Stops by itself after this many seconds. */
-  maxS?: number
-  /**
-   * At most this many requests a second from all the connections together (undefined: as many as
-   * they get answered). A load that spans process starts and health checks spends most of its
-   * CPU on requests nobody counts: paced, it leaves the cores to the processes under test.
-   */
-  perSecond?: number
-}
-
 /** Starts `connections` keep-alive clients cycling through `paths` on `url` until stopped (at most `maxS`). */
-export function startLoad (url: string, paths: string[], { connections = 10, maxS = 30, perSecond }: LoadOptions = {}): Load {
+export function startLoad (url: string, paths: string[], { connections = 10, maxS = 30 } = {}): Load {
   const answers: Answer[] = []
   const errors: string[] = []
   const startedAt = Date.now()
@@ -69,7 +57,6 @@ export function startLoad (url: string, paths: string[], { connections = 10, max
     url,
     connections,
     duration: maxS,
-    ...(perSecond === undefined ? {} : { overallRate: perSecond }),
     // Stops within 100 ms of stop() (it acts on the sample tick).
     sampleInt: 100,
     timeout: 10,
