@@ -11,8 +11,8 @@ import { webhookBody } from './webhook-payload.js'
 import { signWebhook } from './webhook-signature.js'
 
 /**
- * undici, loaded with the first delivery: a post API without webhooks never needs it, and
- * loading it took about a fifth of that tier's start-up CPU (its 111 modules).
+ * undici, loaded with the first delivery: a post API without webhooks never needs it, and its
+ * 111 modules added about 7 % to that tier's start-up CPU (docs/decisions.md, "Start-up").
  */
 let loaded: Promise<typeof import('undici')> | undefined
 const undici = async (): Promise<typeof import('undici')> => await (loaded ??= import('undici'))
