@@ -1,7 +1,7 @@
 // The tiers' helper leaves nothing behind when they cannot start: a front that fails to listen
 // leaves no post API listening, and the store is closed, through startTiers and withTiers alike.
-// The tiers it starts shed no load unless a test sets it: a stall of the test process's event
-// loop (the runner loading the next files) is not theirs.
+// The tiers it starts shed no load unless a test sets it (test/helpers/config.ts): a stall of the
+// test process's event loop (the runner loading the next files) is not theirs.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import type { FastifyInstance } from 'fastify'

@@ -27,20 +27,12 @@ export async function listen (app: FastifyInstance): Promise<RunningApp> {
 export type FrontTestOptions = Partial<Omit<FrontAppOptions, 'upstream'>> & { timeoutMs?: number, ejectFailures?: number, probeIntervalMs?: number }
 
 /**
- * Load shedding of the tiers started here, unless a test sets it: never. They share their event
- * loop with the test runner, which stalls it while it loads the next test files; on a slow
- * machine under a whole run, a stall past the 1 s default made a post API answer a test's first
- * requests 503 `overloaded`. Shedding has tests of its own, which set it.
- */
-const NO_LOAD_SHEDDING = { LOAD_SHED_DELAY_MS: '0' }
-
-/**
  * A front over `apiUrl` (one upstream or several), listening, configured as the executable
  * configures it (tier-options.ts) from the settings table's defaults (`testConfig()`), with
  * `options` over them; it never
  * takes an upstream out of rotation unless asked (`ejectFailures`), so fault tests see every
  * mapping, its upstream budget is 2 s unless `timeoutMs` says, and it sheds no load unless
- * `options.server` says.
+ * `options.server` says (`testConfig()`).
  */
 export async function startFront (apiUrl: URL | URL[], options: FrontTestOptions = {}): Promise<RunningApp> {
   return await listen(buildTestFront(apiUrl, options))
@@ -50,7 +42,6 @@ export async function startFront (apiUrl: URL | URL[], options: FrontTestOptions
 export function buildTestFront (apiUrl: URL | URL[], options: FrontTestOptions = {}): FastifyInstance {
   const { timeoutMs = 2000, ejectFailures = 0, probeIntervalMs, ...frontOptions } = options
   const config = testConfig({
-    ...NO_LOAD_SHEDDING,
     UPSTREAM_TIMEOUT_MS: String(timeoutMs),
     UPSTREAM_EJECT_FAILURES: String(ejectFailures),
     ...(probeIntervalMs === undefined ? {} : { UPSTREAM_PROBE_INTERVAL_MS: String(probeIntervalMs) })
@@ -79,10 +70,10 @@ export interface TierOptions {
 /**
  * Starts the post API over `store` and a front calling it; closing them closes the store too, and
  * so does a failure to start them (after closing what had started). Neither sheds load unless
- * `settings` says.
+ * `settings` says (`testConfig()`).
  */
 export async function startTiers (store: PostStore, { settings = {}, now, beforeListen }: TierOptions = {}): Promise<Tiers> {
-  const config = testConfig({ ...NO_LOAD_SHEDDING, ...settings })
+  const config = testConfig(settings)
   const started: FastifyInstance[] = []
   try {
     const postsApp = buildPostsApp(postsAppOptions(config, { store, logger: silentLogger, ...(now === undefined ? {} : { now }) }))
