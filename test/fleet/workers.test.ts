@@ -162,10 +162,14 @@ test('--workers 2: SIGTERM to the primary under load drains every worker; exit 0
     assert.ok(elapsed < shutdownTimeoutMs, `closed in ${elapsed.toFixed(0)} ms`)
     for (const pid of fleet.workerPids()) assert.equal(alive(pid), false, `worker ${pid} is gone`)
 
-    // Every answer is a 200, or the 503 a closing server gives on a kept-alive connection; once
-    // the ports are closed, new connections are refused (load generator errors, not answers).
+    // Every answer is a 200, or the 503 a closing server gives on a kept-alive connection, or the
+    // 503 a draining front gives when another worker's post API, closing too, answered it so: the
+    // front tries such a call once more on a fresh connection, within its retry budget, and past
+    // the budget relays it (10 of 220 answers, in one CI run on a slow machine). Once the ports
+    // are closed, new connections are refused (load generator errors, not answers).
     const counts = tally(load.answers)
-    for (const key of Object.keys(counts)) assert.ok(['200', '503 shutting-down'].includes(key), `unexpected ${key}: ${JSON.stringify(counts)}`)
+    const closing = ['200', '503 shutting-down', '503 upstream-unavailable']
+    for (const key of Object.keys(counts)) assert.ok(closing.includes(key), `unexpected ${key}: ${JSON.stringify(counts)}`)
     assert.ok((counts['200'] ?? 0) >= 200)
     for (const error of load.errors) assert.match(error, /ECONNREFUSED|ECONNRESET|socket hang up|other side closed/)
   } finally {
