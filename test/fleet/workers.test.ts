@@ -14,6 +14,7 @@ import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { startLoad, tally } from '../helpers/load.js'
 import { alive } from '../helpers/server-processes.js'
 import { pollUntil } from '../helpers/poll.js'
+import { NO_LOAD_SHEDDING } from '../helpers/config.js'
 
 type LogLine = Record<string, unknown> & { msg?: string, worker?: number, pid?: number }
 
@@ -40,7 +41,7 @@ const filename = (): string => database.location.dialect === 'sqlite' ? database
 /** The environment with only these settings: none inherited from the test run's. */
 function env (settings: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in SETTINGS)))
-  return { ...inherited, LOG_LEVEL: 'info', ...settings }
+  return { ...inherited, LOG_LEVEL: 'info', ...NO_LOAD_SHEDDING, ...settings }
 }
 
 function spawnCli (args: string[], settings: Record<string, string>): { child: ChildProcess, lines: LogLine[], stderr: () => string } {

@@ -20,6 +20,7 @@ import { gc } from '../helpers/gc.js'
 import { pollUntil } from '../helpers/poll.js'
 import { between, sentSince, startLoad, tally, type Answer, type Load } from '../helpers/load.js'
 import { startFront, type RunningApp } from '../helpers/tiers.js'
+import { NO_LOAD_SHEDDING } from '../helpers/config.js'
 
 const PATHS = ['/api/blog/hello-world', '/api/blog', '/api/blog/two-tiers']
 /** Requests the episodes and, when they made fewer, a healthy load make before the heap is compared. */
@@ -34,7 +35,7 @@ let front: RunningApp
 async function startPostsApi (): Promise<void> {
   const child = spawn(process.execPath, [CLI, 'posts-api'], {
     // warn: no access log to carry through a pipe under load.
-    env: { ...process.env, DATABASE_URL: database, HOST: '127.0.0.1', POSTS_PORT: String(port), LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: database, HOST: '127.0.0.1', POSTS_PORT: String(port), LOG_LEVEL: 'warn', ...NO_LOAD_SHEDDING },
     stdio: ['ignore', 'ignore', 'inherit']
   })
   posts = child

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { runCli as runCommandLine } from '../../src/cli/main.js'
 import { assertBuilt, DIST } from './built.js'
+import { NO_LOAD_SHEDDING } from './config.js'
 
 export const CLI = join(DIST, 'cli.js')
 
@@ -18,7 +19,7 @@ export interface CliResult {
 const baseEnv = (): NodeJS.ProcessEnv => {
   const env = { ...process.env }
   for (const name of ['DATABASE_URL', 'API_URL', 'HOST', 'BLOG_PORT', 'POSTS_PORT', 'UPSTREAM_TIMEOUT_MS', 'LOG_LEVEL', 'SLUG_PATTERN', 'WORKERS']) delete env[name]
-  return env
+  return { ...env, ...NO_LOAD_SHEDDING }
 }
 
 /** A stream that keeps what is written to it. */

@@ -4,12 +4,13 @@
 import { loadConfig, type Config, type SettingName } from '../../src/config.js'
 
 /**
- * Load shedding, unless a test sets it: never. The tiers a test builds share their event loop
- * with the test runner, which stalls it while it loads the next test files; on a slow machine
- * under a whole run, a stall past the 1 s default made an in-process post API answer a test's
- * first requests 503 `overloaded`. Shedding has tests of its own, which set it.
+ * Load shedding, unless a test sets it: never, in the tiers a test builds and in the processes it
+ * starts. On a slow machine under a whole run (lint, the type check and three test parts on two
+ * cores), a process can go without the CPU for over a second: past the 1 s default, an in-process
+ * post API answered a test's first requests 503 `overloaded`, and post APIs started by the fleet's
+ * tests shed answers their tests counted as failures. Shedding has tests of its own, which set it.
  */
-const NO_LOAD_SHEDDING = { LOAD_SHED_DELAY_MS: '0' }
+export const NO_LOAD_SHEDDING = { LOAD_SHED_DELAY_MS: '0' }
 
 export function testConfig (overrides: Partial<Record<SettingName, string>> = {}): Config {
   return loadConfig({}, { LOG_LEVEL: 'silent', ...NO_LOAD_SHEDDING, ...overrides })

@@ -12,6 +12,7 @@ import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { parseMetrics, samplesOf, valueOf } from '../helpers/metrics-text.js'
 import { pollUntil } from '../helpers/poll.js'
+import { NO_LOAD_SHEDDING } from '../helpers/config.js'
 
 type LogLine = Record<string, unknown> & { msg?: string, worker?: number, tier?: string, url?: string }
 
@@ -25,7 +26,7 @@ test('serve --workers 2: every scrape, whichever worker answers it, counts the r
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in SETTINGS)))
   const filename = database.location.dialect === 'sqlite' ? database.location.filename : ''
   const child = spawn(process.execPath, [CLI, 'serve', '--workers', '2'], {
-    env: { ...inherited, LOG_LEVEL: 'info', DATABASE_URL: filename, BLOG_PORT: '0', POSTS_PORT: '0' },
+    env: { ...inherited, LOG_LEVEL: 'info', ...NO_LOAD_SHEDDING, DATABASE_URL: filename, BLOG_PORT: '0', POSTS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit']
   })
   const lines: LogLine[] = []
