@@ -8,13 +8,11 @@ import { once } from 'node:events'
 import { request as httpRequest } from 'node:http'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { after, before, test } from 'node:test'
-import { SETTINGS } from '../../src/settings.js'
-import { CLI } from '../helpers/cli.js'
+import { CLI, settingsOnlyEnv } from '../helpers/cli.js'
 import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { startLoad, tally } from '../helpers/load.js'
 import { alive } from '../helpers/server-processes.js'
 import { pollUntil } from '../helpers/poll.js'
-import { NO_LOAD_SHEDDING } from '../helpers/config.js'
 
 type LogLine = Record<string, unknown> & { msg?: string, worker?: number, pid?: number }
 
@@ -38,14 +36,8 @@ after(async () => await database.drop())
 
 const filename = (): string => database.location.dialect === 'sqlite' ? database.location.filename : ''
 
-/** The environment with only these settings: none inherited from the test run's. */
-function env (settings: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in SETTINGS)))
-  return { ...inherited, LOG_LEVEL: 'info', ...NO_LOAD_SHEDDING, ...settings }
-}
-
 function spawnCli (args: string[], settings: Record<string, string>): { child: ChildProcess, lines: LogLine[], stderr: () => string } {
-  const child = spawn(process.execPath, [CLI, ...args], { env: env(settings), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [CLI, ...args], { env: settingsOnlyEnv(settings), stdio: ['ignore', 'pipe', 'pipe'] })
   const lines: LogLine[] = []
   let partial = ''
   let stderr = ''

@@ -5,6 +5,7 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { runCli as runCommandLine } from '../../src/cli/main.js'
+import { SETTINGS } from '../../src/settings.js'
 import { assertBuilt, DIST } from './built.js'
 import { NO_LOAD_SHEDDING } from './config.js'
 
@@ -20,6 +21,16 @@ const baseEnv = (): NodeJS.ProcessEnv => {
   const env = { ...process.env }
   for (const name of ['DATABASE_URL', 'API_URL', 'HOST', 'BLOG_PORT', 'POSTS_PORT', 'UPSTREAM_TIMEOUT_MS', 'LOG_LEVEL', 'SLUG_PATTERN', 'WORKERS']) delete env[name]
   return { ...env, ...NO_LOAD_SHEDDING }
+}
+
+/**
+ * The environment of an executable a test starts with only `settings`: none of the service's
+ * settings inherited from the test run's, access lines at info (for tests that read them), and
+ * no load shedding unless `settings` asks for it.
+ */
+export function settingsOnlyEnv (settings: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in SETTINGS)))
+  return { ...inherited, LOG_LEVEL: 'info', ...NO_LOAD_SHEDDING, ...settings }
 }
 
 /** A stream that keeps what is written to it. */

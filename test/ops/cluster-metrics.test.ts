@@ -5,14 +5,12 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, test } from 'node:test'
-import { SETTINGS } from '../../src/settings.js'
 import { VERSION_PATH } from '../../src/contract/posts-version.js'
-import { CLI } from '../helpers/cli.js'
+import { CLI, settingsOnlyEnv } from '../helpers/cli.js'
 import { createSeededSqlite, type TestDatabase } from '../helpers/databases.js'
 import { get } from '../helpers/http.js'
 import { parseMetrics, samplesOf, valueOf } from '../helpers/metrics-text.js'
 import { pollUntil } from '../helpers/poll.js'
-import { NO_LOAD_SHEDDING } from '../helpers/config.js'
 
 type LogLine = Record<string, unknown> & { msg?: string, worker?: number, tier?: string, url?: string }
 
@@ -23,10 +21,9 @@ before(async () => {
 after(async () => await database.drop())
 
 test('serve --workers 2: every scrape, whichever worker answers it, counts the requests of both', { timeout: 60_000 }, async () => {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in SETTINGS)))
   const filename = database.location.dialect === 'sqlite' ? database.location.filename : ''
   const child = spawn(process.execPath, [CLI, 'serve', '--workers', '2'], {
-    env: { ...inherited, LOG_LEVEL: 'info', ...NO_LOAD_SHEDDING, DATABASE_URL: filename, BLOG_PORT: '0', POSTS_PORT: '0' },
+    env: settingsOnlyEnv({ DATABASE_URL: filename, BLOG_PORT: '0', POSTS_PORT: '0' }),
     stdio: ['ignore', 'pipe', 'inherit']
   })
   const lines: LogLine[] = []
